@@ -1,0 +1,121 @@
+"""The store pipeline: batches items into the Page/URL/Link store (``SPITAG_STORE``).
+
+Items are buffered and written in one transaction per batch — every
+``SPITAG_STORE_BATCH`` items or ``SPITAG_STORE_FLUSH_SECONDS``, whichever comes first —
+on a thread of its own, so the reactor never waits on the disk. A failed batch is kept
+and retried with backoff: nothing is dropped. When a batch is committed the
+``batch_stored`` signal carries its URLs (the frontier acknowledges them then).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from twisted.internet import defer, reactor, task
+from twisted.internet.threads import deferToThreadPool
+from twisted.python.threadpool import ThreadPool
+
+from scrapy.utils.defer import maybe_deferred_to_future
+
+from spitag.config import CrawlConfig
+from spitag.signals import batch_stored
+from spitag.store import open_store
+from spitag.urls import redact
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+
+    from spitag.store import Store
+    from spitag.store.base import WriteResult
+
+logger = logging.getLogger(__name__)
+
+MAX_BACKOFF = 30.0
+
+
+class StorePipeline:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.config = CrawlConfig.from_settings(crawler.settings)
+        self.store: Store | None = None
+        self.buffer: list[dict[str, Any]] = []
+        self.pool = ThreadPool(minthreads=1, maxthreads=1, name="spitag-store")
+        self.writing: defer.Deferred | None = None
+        self.backoff = 0.0
+        self.loop = task.LoopingCall(self.flush)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> StorePipeline:
+        return cls(crawler)
+
+    def open_spider(self, spider: Spider | None = None) -> None:
+        self.store = open_store(self.config.store_url, self.config.store_body)
+        logger.info("storing pages in %s", redact(self.config.store_url))
+        self.pool.start()
+        self.loop.start(self.config.store_flush_seconds, now=False)
+
+    def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        record = dict(item)
+        item.pop("body", None)  # the feed export and later pipelines never see the body
+        self.buffer.append(record)
+        if len(self.buffer) >= self.config.store_batch and self.writing is None:
+            self.flush()
+        return item
+
+    def flush(self) -> defer.Deferred | None:
+        """Write the buffered records as one batch (one batch at a time)."""
+        if self.writing is not None or not self.buffer:
+            return self.writing
+        batch, self.buffer = self.buffer, []
+        self.writing = deferToThreadPool(reactor, self.pool, self.store.write, batch)
+        self.writing.addCallbacks(self._stored, self._failed, errbackArgs=(batch,))
+        return self.writing
+
+    def _stored(self, result: WriteResult) -> None:
+        self.writing = None
+        self.backoff = 0.0
+        self.stats.inc_value("spitag/store/batches")
+        self.stats.inc_value("spitag/store/urls", len(result.urls))
+        self.stats.inc_value("spitag/store/pages_new", result.pages_new)
+        self.stats.inc_value("spitag/store/pages_duplicate", result.pages_seen)
+        self.stats.inc_value("spitag/store/links_new", result.links_new)
+        self.crawler.signals.send_catch_log(batch_stored, urls=result.urls, spider=self.crawler.spider)
+
+    def _failed(self, failure: Any, batch: list[dict[str, Any]]) -> None:
+        self.writing = None
+        self.buffer[:0] = batch  # keep order; nothing is dropped
+        self.backoff = min(max(self.backoff * 2, 0.5), MAX_BACKOFF)
+        self.stats.inc_value("spitag/store/retries")
+        logger.error(
+            "store %s: writing %d records failed (%s); retrying in %.1f s",
+            redact(self.config.store_url), len(batch), failure.getErrorMessage(), self.backoff,
+        )
+        self.writing = task.deferLater(reactor, self.backoff, lambda: None)
+        self.writing.addCallback(self._retry)
+
+    def _retry(self, _: Any) -> None:
+        self.writing = None
+        self.flush()
+
+    async def close_spider(self, spider: Spider | None = None) -> None:
+        if self.loop.running:
+            self.loop.stop()
+        attempts = 0
+        while self.buffer or self.writing is not None:
+            pending = self.flush()
+            if pending is not None:
+                await maybe_deferred_to_future(pending)
+            attempts += 1
+            if attempts > 20 and self.buffer:
+                logger.error(
+                    "store %s: %d records could not be written before shutdown",
+                    redact(self.config.store_url), len(self.buffer),
+                )
+                self.stats.set_value("spitag/store/unwritten", len(self.buffer))
+                break
+        self.pool.stop()
+        if self.store is not None:
+            self.store.close()

@@ -1,0 +1,80 @@
+"""Scrapy settings of the SpiTag project: the embedded defaults.
+
+Every ``SPITAG_*`` setting below may also be set by an environment variable of the same
+name; ``-s NAME=VALUE`` on the command line wins over both. The README lists them all.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _env(name: str, default: str) -> str:
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+BOT_NAME = "spitag"
+SPIDER_MODULES = ["spiders"]
+NEWSPIDER_MODULE = "spiders"
+COMMANDS_MODULE = "spitag.commands"
+
+USER_AGENT = "SpiTag/0.1 (semantic focused crawler)"
+ROBOTSTXT_OBEY = True
+ROBOTSTXT_PARSER = "scrapy.robotstxt.ProtegoRobotParser"
+
+# Politeness: a few requests per site at once, no more.
+CONCURRENT_REQUESTS = 32
+CONCURRENT_REQUESTS_PER_DOMAIN = 4
+DOWNLOAD_DELAY = 0
+DOWNLOAD_TIMEOUT = 60
+DOWNLOAD_MAXSIZE = 32 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 8 * 1024 * 1024
+RETRY_TIMES = 2
+
+# SpiTag records redirects, meta refreshes and HTTP errors itself (one row per URL).
+REDIRECT_ENABLED = False
+METAREFRESH_ENABLED = False
+HTTPERROR_ALLOW_ALL = True
+# Depth is the spider's own (breadth-first layers; a redirect keeps its layer).
+SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
+
+ITEM_PIPELINES = {"pipelines.store.StorePipeline": 300}
+FEED_EXPORT_ENCODING = "utf-8"
+
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False  # no listening port unless asked for
+LOG_LEVEL = _env("SPITAG_LOG_LEVEL", "INFO")
+
+# --- SpiTag ------------------------------------------------------------------------
+# Where pages go: sqlite:///path.db (embedded) or postgresql://user:pass@host:port/db.
+SPITAG_STORE = _env("SPITAG_STORE", "sqlite:///spitag.db")
+# How page bodies are stored: plain (UTF-8 text), zlib (compressed) or none.
+SPITAG_STORE_BODY = _env("SPITAG_STORE_BODY", "plain")
+SPITAG_STORE_BATCH = _env("SPITAG_STORE_BATCH", "200")
+SPITAG_STORE_FLUSH_SECONDS = _env("SPITAG_STORE_FLUSH_SECONDS", "1.0")
+# domain (registered domains of the seeds) | host (the seeds' hosts) | any
+SPITAG_SCOPE = _env("SPITAG_SCOPE", "domain")
+# Keep the extracted structured data (JSON-LD objects, microdata items...) in items and store.
+SPITAG_KEEP_DATA = _env("SPITAG_KEEP_DATA", "True")
+# Safety limits, on by default.
+SPITAG_MAX_PAGE_SIZE = _env("SPITAG_MAX_PAGE_SIZE", "10485760")
+SPITAG_MAX_LINKS_PER_PAGE = _env("SPITAG_MAX_LINKS_PER_PAGE", "1000")
+SPITAG_MAX_URL_LENGTH = _env("SPITAG_MAX_URL_LENGTH", "2048")
+# Scoring: spitag | opic | importance | bfs, and their knobs.
+SPITAG_STRATEGY = _env("SPITAG_STRATEGY", "spitag")
+SPITAG_SYNTAX_WEIGHTS: dict[str, float] = {}
+SPITAG_SCORE_HALF = _env("SPITAG_SCORE_HALF", "10")
+SPITAG_LINK_CASH = _env("SPITAG_LINK_CASH", "0.1")
+SPITAG_IMPORTANCE_FACTOR = _env("SPITAG_IMPORTANCE_FACTOR", "0.5")
+SPITAG_MAX_LINK_NUM = _env("SPITAG_MAX_LINK_NUM", "100")
+
+# --- Frontier ------------------------------------------------------------------------
+SCHEDULER = "spitag.scheduler.FrontierScheduler"
+# sqlite:///path.db (embedded, the default) or redis://host:port/db (shared by workers).
+SPITAG_FRONTIER = _env("SPITAG_FRONTIER", "sqlite:///spitag-frontier.db")
+SPITAG_LEASE_SECONDS = _env("SPITAG_LEASE_SECONDS", "60")
+SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
+# How much what the crawl learnt of a host (its pages' mean semantic score) lifts the
+# host in the pop order, for the cash-like strategies (spitag, opic). 0 turns it off.
+SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "1.0")

@@ -1,0 +1,184 @@
+"""The ``spitag`` spider: fetch, profile, score, follow.
+
+    scrapy crawl spitag -a seeds=URL1,URL2 [-a crawl=NAME] -O pages.jsonl
+
+Every requested URL yields one PageItem (``spitag.record``); outlinks in scope are
+followed with the priority the scoring strategy gives them (``spitag.scoring``).
+Redirects and meta refreshes are recorded as such and their targets followed, rather
+than followed silently by Scrapy's middlewares, so that each URL keeps its own row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+import scrapy
+from scrapy.exceptions import IgnoreRequest
+
+from spitag.config import CrawlConfig
+from spitag.record import failure_item, response_item
+from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
+from spitag.seeds import load_seeds
+from spitag.signals import url_settled
+from spitag.urls import Scope, host_of
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from twisted.python.failure import Failure
+
+logger = logging.getLogger(__name__)
+
+
+def default_crawl_id(seeds: list[str]) -> str:
+    """A stable name for a crawl from its seeds: first seed's host + digest of them all."""
+    digest = hashlib.md5("\n".join(sorted(seeds)).encode(), usedforsecurity=False).hexdigest()
+    return f"{host_of(seeds[0])}-{digest[:8]}"
+
+
+class SpitagSpider(scrapy.Spider):
+    name = "spitag"
+
+    def __init__(self, seeds: str | None = None, crawl: str | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.seed_urls = load_seeds(seeds)
+        self.crawl_id = (crawl or "").strip() or default_crawl_id(self.seed_urls)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> SpitagSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        spider.config = CrawlConfig.from_settings(settings)
+        spider.strategy = strategy_from_settings(settings)
+        spider.weights = syntax_weights(settings)
+        spider.scope = Scope(spider.config.scope, spider.seed_urls)
+        return spider
+
+    @property
+    def stats(self) -> Any:
+        return self.crawler.stats
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        logger.info(
+            "crawl %s: %d seed(s), scope %s, strategy %s",
+            self.crawl_id, len(self.seed_urls), self.config.scope, self.strategy.name,
+        )
+        for url in self.seed_urls:
+            yield self.make_request(
+                url, depth=0, priority=self.strategy.seed(), reason=None, combine="max"
+            )
+
+    def make_request(
+        self,
+        url: str,
+        *,
+        depth: int,
+        priority: float,
+        reason: dict[str, Any] | None,
+        combine: str | None = None,
+    ) -> scrapy.Request:
+        """A request the frontier can store and rebuild (url, depth, priority, reason).
+
+        ``combine`` overrides the strategy's rule for this push: seeds and redirect
+        targets pass ``"max"`` (their priority is handed over, not contributed).
+        """
+        meta: dict[str, Any] = {
+            "depth": depth,
+            "spitag_url": url,
+            "spitag_priority": priority,
+            "spitag_reason": reason,
+        }
+        if combine is not None:
+            meta["spitag_combine"] = combine
+        return scrapy.Request(
+            url,
+            callback=self.parse,
+            errback=self.on_error,
+            priority=int(round(priority * 1000)),
+            meta=meta,
+        )
+
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
+        item, profile = response_item(
+            response,
+            self.crawl_id,
+            keep_data=self.config.keep_data,
+            max_page_size=self.config.max_page_size,
+            max_links=self.config.max_links_per_page,
+        )
+        if profile is not None:
+            item["score"] = semantic_score(item["semantic"], self.weights)
+        self._count(item, profile)
+        yield item
+        depth = item["depth"]
+        if item["redirect_to"] and 300 <= response.status < 400:
+            # A redirect is not a page: its target takes its place, same layer, same priority.
+            target = item["redirect_to"]
+            if self._may_follow(target):
+                reason = {"strategy": self.strategy.name, "redirect_from": item["url"]}
+                yield self.make_request(
+                    target,
+                    depth=depth,
+                    priority=item["priority"] or 0.0,
+                    reason=reason,
+                    combine="max",
+                )
+            return
+        if profile is None or not item["links"]:
+            return
+        parent = Parent(
+            url=item["url"],
+            depth=depth,
+            priority=float(item["priority"] or 0.0),
+            score=item["score"],
+            outlinks=item["outlinks"],
+        )
+        reason = self.strategy.reason(parent)
+        for url in item["links"]:
+            if self._may_follow(url):
+                yield self.make_request(
+                    url,
+                    depth=depth + 1,
+                    priority=self.strategy.contribution(parent, url),
+                    reason=reason,
+                )
+
+    def _may_follow(self, url: str) -> bool:
+        if len(url) > self.config.max_url_length:
+            self.stats.inc_value("spitag/filtered/url_length")
+            return False
+        if not self.scope.allows(url):
+            self.stats.inc_value("spitag/filtered/scope")
+            return False
+        return True
+
+    def on_error(self, failure: Failure) -> Iterator[Any]:
+        request = failure.request
+        if failure.check(IgnoreRequest):
+            # Forbidden by robots.txt or dropped by a middleware: never requested.
+            self.stats.inc_value("spitag/ignored")
+            logger.debug("ignored %s: %s", request.url, failure.value)
+            self.crawler.signals.send_catch_log(
+                url_settled, url=request.meta.get("spitag_url", request.url), spider=self
+            )
+            return
+        item = failure_item(request, failure, self.crawl_id)
+        self.stats.inc_value(f"spitag/errors/{type(failure.value).__name__}")
+        logger.info("failed %s: %s", request.url, item["error"])
+        yield item
+
+    def _count(self, item: Any, profile: Any) -> None:
+        self.stats.inc_value(f"spitag/status/{item['status']}")
+        if profile is None:
+            return
+        self.stats.inc_value("spitag/pages/html")
+        for syntax in profile.errors:
+            self.stats.inc_value(f"spitag/extract/errors/{syntax}")
+        for key, count in profile.counts.items():
+            if count:
+                self.stats.inc_value(f"spitag/semantic/{key}", count)
+        if item["truncated"]:
+            self.stats.inc_value("spitag/truncated")

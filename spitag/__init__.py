@@ -1,0 +1,1 @@
+"""SpiTag: a focused crawler that goes where the semantic content is."""

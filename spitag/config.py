@@ -1,0 +1,81 @@
+"""SpiTag's own settings, read once and checked before a crawl starts.
+
+Each ``SPITAG_*`` setting has its default in ``settings/__init__.py`` (where an
+environment variable of the same name overrides it; ``-s`` overrides both). A wrong
+value raises BadInputError naming the setting, so the crawl stops before it starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from spitag.errors import BadInputError
+from spitag.store import BODY_FORMATS
+from spitag.urls import SCOPES
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+
+@dataclass(frozen=True)
+class CrawlConfig:
+    store_url: str
+    store_body: str
+    store_batch: int
+    store_flush_seconds: float
+    scope: str
+    keep_data: bool
+    max_page_size: int
+    max_links_per_page: int
+    max_url_length: int
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> CrawlConfig:
+        return cls(
+            store_url=_text(settings, "SPITAG_STORE"),
+            store_body=_choice(settings, "SPITAG_STORE_BODY", BODY_FORMATS),
+            store_batch=_number(settings, "SPITAG_STORE_BATCH", int, minimum=1),
+            store_flush_seconds=_number(settings, "SPITAG_STORE_FLUSH_SECONDS", float, minimum=0.05),
+            scope=_choice(settings, "SPITAG_SCOPE", SCOPES),
+            keep_data=_flag(settings, "SPITAG_KEEP_DATA"),
+            max_page_size=_number(settings, "SPITAG_MAX_PAGE_SIZE", int, minimum=1024),
+            max_links_per_page=_number(settings, "SPITAG_MAX_LINKS_PER_PAGE", int, minimum=1),
+            max_url_length=_number(settings, "SPITAG_MAX_URL_LENGTH", int, minimum=16),
+        )
+
+
+def _text(settings: BaseSettings, name: str) -> str:
+    value = settings.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise BadInputError(f"setting {name} must be a non-empty string, not {value!r}")
+    return value.strip()
+
+
+def _choice(settings: BaseSettings, name: str, choices: tuple[str, ...]) -> str:
+    value = str(settings.get(name, "")).strip().lower()
+    if value not in choices:
+        raise BadInputError(
+            f"setting {name}={settings.get(name)!r} is not one of: {', '.join(choices)}"
+        )
+    return value
+
+
+def _flag(settings: BaseSettings, name: str) -> bool:
+    try:
+        return settings.getbool(name)
+    except ValueError:
+        raise BadInputError(
+            f"setting {name}={settings.get(name)!r} is not a boolean (True/False/1/0)"
+        ) from None
+
+
+def _number(settings: BaseSettings, name: str, kind: type, minimum: Any) -> Any:
+    raw = settings.get(name)
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError):
+        raise BadInputError(f"setting {name}={raw!r} is not a {kind.__name__}") from None
+    if value < minimum:
+        raise BadInputError(f"setting {name}={raw!r} must be at least {minimum}")
+    return value

@@ -1,0 +1,31 @@
+"""Content digests of the RAINBOW Page table.
+
+* ``md5``: MD5 of the body bytes as received (after content decoding): exact copies.
+* ``md5dia``: MD5 of the visible text after Unicode NFKD with combining marks dropped
+  and whitespace collapsed: copies that differ only in accents, encoding or markup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_SPACES = re.compile(r"\s+")
+
+
+def md5_hex(data: bytes) -> str:
+    """32 lower-case hex digits; an empty body has a digest too."""
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def strip_diacritics(text: str) -> str:
+    """NFKD, combining marks dropped, whitespace collapsed: 'Příliš  žluťoučký' → 'Prilis zlutoucky'."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _SPACES.sub(" ", bare).strip()
+
+
+def md5dia_hex(visible_text: str) -> str:
+    """Digest of the visible text without diacritics (surrogates dropped, never raises)."""
+    return md5_hex(strip_diacritics(visible_text).encode("utf-8", "ignore"))

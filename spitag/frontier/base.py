@@ -1,0 +1,183 @@
+"""The frontier contract: what the scheduler may expect of every backend.
+
+A frontier holds one crawl's URLs in three states — *queued*, *leased*, *done* — and
+per-host politeness state. It is shared by every worker of a crawl (Redis) or owned by
+one (SQLite); the contract is the same:
+
+* ``push(entries, combine)`` — insert each URL as queued; a URL already queued gets the
+  new priority combined with its own (``"sum"``: added, for cash-like strategies;
+  ``"max"``: the larger, for best-first ones). A leased or done URL is left alone: seen
+  is not done, but done is done (never fetched twice in one crawl).
+* ``pop(n)`` — up to ``n`` of the best queued URLs among hosts that are *ready* (their
+  next-allowed time has come), each **leased** to this owner for ``lease_seconds``. A
+  host with a delay gives one URL per pop and is then not ready for ``delay`` seconds;
+  a host without one gives at most ``per_host`` URLs per pop. Hosts are taken in order
+  of their *rank* (their best queued priority, plus what the crawl learnt of the host
+  when ``host_weight`` > 0), and each host's URLs in order of priority.
+* ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
+* ``release(urls)`` — leased → queued, for work handed back unfinished.
+* ``renew(urls)`` — extend this owner's leases while downloads are still running.
+* ``reap()`` — expired leases (a dead worker's) → queued. Nothing popped is ever lost.
+* ``has_work()`` — anything queued or leased (by anyone): the crawl is not over.
+* ``next_ready()`` — seconds until some host with queued URLs is ready (0 if one is),
+  ``None`` when nothing is queued.
+* ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done; per host; best waiting.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+QUEUED, LEASED, DONE = 0, 1, 2
+COMBINES = ("sum", "max")
+
+
+@dataclass(slots=True)
+class Entry:
+    """What the frontier keeps of a request: enough to rebuild it, nothing pickled."""
+
+    url: str
+    host: str
+    depth: int
+    priority: float
+    reason: dict[str, Any] | None = None
+
+    def reason_json(self) -> str | None:
+        return json.dumps(self.reason, separators=(",", ":"), default=str) if self.reason else None
+
+    @staticmethod
+    def parse_reason(text: str | bytes | None) -> dict[str, Any] | None:
+        return json.loads(text) if text else None
+
+
+@dataclass
+class Counts:
+    queued: int = 0
+    leased: int = 0
+    done: int = 0
+
+
+@dataclass
+class HostState:
+    host: str
+    queued: int
+    leased: int
+    done: int
+    best: float | None
+    next_allowed: float
+    delay: float | None
+    mean_score: float | None  # mean semantic score of the host's fetched pages
+
+
+@dataclass
+class PushResult:
+    new: int = 0
+    raised: int = 0  # waiting URLs whose priority the push raised
+    ignored: int = 0  # leased or done already
+    hosts: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Politeness:
+    """Per-host pacing. ``delay`` is the default seconds between two requests to a host
+    (``DOWNLOAD_DELAY``; a robots.txt Crawl-delay overrides it per host)."""
+
+    delay: float = 0.0
+    per_host: int = 4
+
+
+def host_rank(best: float, mean_score: float | None, host_weight: float, half: float) -> float:
+    """A host's place in the pop order.
+
+    ``rank = best + host_weight · σ(mean)``, ``σ(m) = m / (m + half)``: the best queued
+    priority of the host, plus — for strategies that learn per host — how rich the
+    host's pages have proven so far (unknown hosts get no bonus until a page is seen).
+    """
+    if host_weight <= 0 or mean_score is None or mean_score <= 0:
+        return best
+    return best + host_weight * mean_score / (mean_score + half)
+
+
+class Frontier(ABC):
+    """One crawl's frontier; see the module docstring for the contract."""
+
+    def __init__(
+        self,
+        url: str,
+        crawl: str,
+        owner: str,
+        *,
+        lease_seconds: float = 60.0,
+        politeness: Politeness | None = None,
+        host_weight: float = 0.0,
+        score_half: float = 10.0,
+    ) -> None:
+        if not 0 < lease_seconds <= 3600:
+            raise ValueError("lease_seconds must be in (0, 3600]")
+        self.url = url
+        self.crawl = crawl
+        self.owner = owner
+        self.lease_seconds = lease_seconds
+        self.politeness = politeness or Politeness()
+        self.host_weight = host_weight
+        self.score_half = score_half
+
+    def rank(self, best: float, mean_score: float | None) -> float:
+        return host_rank(best, mean_score, self.host_weight, self.score_half)
+
+    @abstractmethod
+    def push(self, entries: Sequence[Entry], combine: str) -> PushResult: ...
+
+    @abstractmethod
+    def pop(self, n: int) -> list[Entry]: ...
+
+    @abstractmethod
+    def ack(self, urls: Sequence[str]) -> int: ...
+
+    @abstractmethod
+    def release(self, urls: Sequence[str]) -> int: ...
+
+    @abstractmethod
+    def renew(self, urls: Sequence[str]) -> int: ...
+
+    @abstractmethod
+    def reap(self) -> int: ...
+
+    @abstractmethod
+    def recover(self) -> int:
+        """At start: hand back leases of this owner's earlier, dead processes at once."""
+
+    @abstractmethod
+    def has_work(self) -> bool: ...
+
+    @abstractmethod
+    def next_ready(self) -> float | None: ...
+
+    @abstractmethod
+    def set_host_delay(self, host: str, delay: float) -> None: ...
+
+    @abstractmethod
+    def learn(self, host: str, score: float) -> None:
+        """Record the semantic score of a page fetched from ``host`` (host ranking)."""
+
+    @abstractmethod
+    def counts(self) -> Counts: ...
+
+    @abstractmethod
+    def hosts(self, limit: int = 50) -> list[HostState]: ...
+
+    @abstractmethod
+    def top(self, n: int = 20) -> list[Entry]: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+def combine_priority(old: float, new: float, combine: str) -> float:
+    total = old + new if combine == "sum" else max(old, new)
+    return total if math.isfinite(total) else old

@@ -1,0 +1,359 @@
+"""The embedded frontier: one SQLite file, one crawl or several, survives any stop.
+
+Tables: ``frontier_url`` (one row per URL and crawl, with its state and lease) and
+``frontier_host`` (next-allowed time, delay, best queued priority, rank, and the
+semantic yield learnt so far). A host's ``best`` is NULL when it has nothing queued,
+so the pop scans only hosts with work, best rank first.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from spitag.errors import BackendUnavailableError
+from spitag.frontier.base import (
+    DONE,
+    LEASED,
+    QUEUED,
+    Counts,
+    Entry,
+    Frontier,
+    HostState,
+    PushResult,
+    combine_priority,
+)
+
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS frontier_url (
+        crawl TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL,
+        state INTEGER NOT NULL, priority REAL NOT NULL, depth INTEGER NOT NULL,
+        reason TEXT, lease_until REAL, owner TEXT, discovered REAL NOT NULL,
+        PRIMARY KEY (crawl, url))""",
+    "CREATE INDEX IF NOT EXISTS frontier_url_queue ON frontier_url (crawl, host, state, priority)",
+    "CREATE INDEX IF NOT EXISTS frontier_url_state ON frontier_url (crawl, state, lease_until)",
+    """CREATE TABLE IF NOT EXISTS frontier_host (
+        crawl TEXT NOT NULL, host TEXT NOT NULL,
+        best REAL, rank REAL, next_allowed REAL NOT NULL DEFAULT 0, delay REAL,
+        score_sum REAL NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (crawl, host))""",
+    "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS frontier_host_ready ON frontier_host (crawl, next_allowed) WHERE best IS NOT NULL",
+]
+_CHUNK = 400
+
+
+class SQLiteFrontier(Frontier):
+    def __init__(self, url: str, path: Path, crawl: str, owner: str, **kwargs: Any) -> None:
+        super().__init__(url, crawl, owner, **kwargs)
+        if not path.parent.is_dir():
+            raise BackendUnavailableError(f"frontier {url}: folder {path.parent} does not exist")
+        try:
+            self.conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            for ddl in SCHEMA:
+                self.conn.execute(ddl)
+        except sqlite3.Error as exc:
+            raise BackendUnavailableError(f"frontier {url}: cannot open {path}: {exc}") from None
+
+    # -- helpers -------------------------------------------------------------------
+    def _tx(self):
+        return _Transaction(self.conn)
+
+    def _states(self, urls: Sequence[str]) -> dict[str, tuple]:
+        found: dict[str, tuple] = {}
+        for chunk in _chunks(list(urls)):
+            rows = self.conn.execute(
+                f"SELECT url, state, priority, host, owner FROM frontier_url"
+                f" WHERE crawl = ? AND url IN ({','.join('?' * len(chunk))})",
+                [self.crawl, *chunk],
+            )
+            for url, state, priority, host, owner in rows:
+                found[url] = (state, priority, host, owner)
+        return found
+
+    def _refresh_hosts(self, hosts: Iterable[str]) -> None:
+        """Recompute best and rank of the hosts whose queue changed."""
+        for host in set(hosts):
+            row = self.conn.execute(
+                "SELECT MAX(priority) FROM frontier_url WHERE crawl = ? AND host = ? AND state = ?",
+                (self.crawl, host, QUEUED),
+            ).fetchone()
+            best = row[0]
+            stats = self.conn.execute(
+                "SELECT score_sum, pages FROM frontier_host WHERE crawl = ? AND host = ?",
+                (self.crawl, host),
+            ).fetchone()
+            mean = stats[0] / stats[1] if stats and stats[1] else None
+            rank = None if best is None else self.rank(best, mean)
+            self.conn.execute(
+                "INSERT INTO frontier_host (crawl, host, best, rank) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET best = excluded.best, rank = excluded.rank",
+                (self.crawl, host, best, rank),
+            )
+
+    # -- contract ------------------------------------------------------------------
+    def push(self, entries: Sequence[Entry], combine: str) -> PushResult:
+        result = PushResult()
+        if not entries:
+            return result
+        merged: dict[str, Entry] = {}
+        for e in entries:  # the same URL twice in one push: combine here first
+            if e.url in merged:
+                old = merged[e.url]
+                old.priority = combine_priority(old.priority, e.priority, combine)
+                old.depth = min(old.depth, e.depth)
+            else:
+                merged[e.url] = Entry(e.url, e.host, e.depth, e.priority, e.reason)
+        now = time.time()
+        with self._tx():
+            known = self._states(list(merged))
+            inserts, updates = [], []
+            for url, e in merged.items():
+                state = known.get(url)
+                if state is None:
+                    inserts.append(
+                        (self.crawl, url, e.host, QUEUED, e.priority, e.depth, e.reason_json(), now)
+                    )
+                    result.new += 1
+                elif state[0] == QUEUED:
+                    new_priority = combine_priority(state[1], e.priority, combine)
+                    if new_priority != state[1]:
+                        updates.append((new_priority, e.depth, self.crawl, url))
+                        result.raised += 1
+                    continue
+                else:
+                    result.ignored += 1
+                    continue
+                result.hosts.add(e.host)
+            self.conn.executemany(
+                "INSERT INTO frontier_url (crawl, url, host, state, priority, depth, reason, discovered)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                inserts,
+            )
+            self.conn.executemany(
+                "UPDATE frontier_url SET priority = ?, depth = MIN(depth, ?) WHERE crawl = ? AND url = ?",
+                updates,
+            )
+            for url in (u[3] for u in updates):
+                result.hosts.add(known[url][2])
+            self._refresh_hosts(result.hosts)
+        return result
+
+    def pop(self, n: int) -> list[Entry]:
+        now = time.time()
+        default_delay = self.politeness.delay
+        popped: list[Entry] = []
+        with self._tx():
+            hosts = self.conn.execute(
+                "SELECT host, delay FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
+                " AND next_allowed <= ? ORDER BY rank DESC LIMIT ?",
+                (self.crawl, now, n),
+            ).fetchall()
+            for host, delay in hosts:
+                if len(popped) >= n:
+                    break
+                delay = default_delay if delay is None else delay
+                take = 1 if delay > 0 else min(self.politeness.per_host, n - len(popped))
+                rows = self.conn.execute(
+                    "SELECT url, depth, priority, reason FROM frontier_url"
+                    " WHERE crawl = ? AND host = ? AND state = ? ORDER BY priority DESC LIMIT ?",
+                    (self.crawl, host, QUEUED, take),
+                ).fetchall()
+                self.conn.executemany(
+                    "UPDATE frontier_url SET state = ?, lease_until = ?, owner = ? WHERE crawl = ? AND url = ?",
+                    [(LEASED, now + self.lease_seconds, self.owner, self.crawl, r[0]) for r in rows],
+                )
+                self.conn.execute(
+                    "UPDATE frontier_host SET next_allowed = ? WHERE crawl = ? AND host = ?",
+                    (now + delay, self.crawl, host),
+                )
+                popped.extend(
+                    Entry(url, host, depth, priority, Entry.parse_reason(reason))
+                    for url, depth, priority, reason in rows
+                )
+            self._refresh_hosts(h for h, _ in hosts)
+        return popped
+
+    def _move(self, urls: Sequence[str], to_state: int, where: str, params: tuple) -> int:
+        if not urls:
+            return 0
+        moved = 0
+        touched: set[str] = set()
+        with self._tx():
+            for chunk in _chunks(list(urls)):
+                marks = ",".join("?" * len(chunk))
+                if to_state == QUEUED:
+                    touched.update(
+                        h for (h,) in self.conn.execute(
+                            f"SELECT DISTINCT host FROM frontier_url WHERE crawl = ? AND url IN ({marks})"
+                            f" AND {where}", [self.crawl, *chunk, *params]
+                        )
+                    )
+                cur = self.conn.execute(
+                    f"UPDATE frontier_url SET state = ?, lease_until = NULL, owner = NULL"
+                    f" WHERE crawl = ? AND url IN ({marks}) AND {where}",
+                    [to_state, self.crawl, *chunk, *params],
+                )
+                moved += cur.rowcount
+            self._refresh_hosts(touched)
+        return moved
+
+    def ack(self, urls: Sequence[str]) -> int:
+        return self._move(urls, DONE, "state = ?", (LEASED,))
+
+    def release(self, urls: Sequence[str]) -> int:
+        return self._move(urls, QUEUED, "state = ? AND owner = ?", (LEASED, self.owner))
+
+    def renew(self, urls: Sequence[str]) -> int:
+        until = time.time() + self.lease_seconds
+        renewed = 0
+        with self._tx():
+            for chunk in _chunks(list(urls)):
+                cur = self.conn.execute(
+                    f"UPDATE frontier_url SET lease_until = ? WHERE crawl = ? AND state = ?"
+                    f" AND owner = ? AND url IN ({','.join('?' * len(chunk))})",
+                    [until, self.crawl, LEASED, self.owner, *chunk],
+                )
+                renewed += cur.rowcount
+        return renewed
+
+    def reap(self) -> int:
+        expired = [
+            u for (u,) in self.conn.execute(
+                "SELECT url FROM frontier_url WHERE crawl = ? AND state = ? AND lease_until < ?",
+                (self.crawl, LEASED, time.time()),
+            )
+        ]
+        return self._move(expired, QUEUED, "state = ?", (LEASED,))
+
+    def recover(self) -> int:
+        """Leases held by dead processes of this machine go back at once (no wait)."""
+        me = socket.gethostname()
+        dead = []
+        for url, owner in self.conn.execute(
+            "SELECT url, owner FROM frontier_url WHERE crawl = ? AND state = ?", (self.crawl, LEASED)
+        ):
+            host, _, rest = (owner or "").partition(":")
+            pid = rest.split(":", 1)[0]
+            if owner == self.owner or (host == me and pid.isdigit() and not _alive(int(pid))):
+                dead.append(url)
+        return self._move(dead, QUEUED, "state = ?", (LEASED,))
+
+    def has_work(self) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM frontier_url WHERE crawl = ? AND state IN (?, ?) LIMIT 1",
+            (self.crawl, QUEUED, LEASED),
+        ).fetchone()
+        return row is not None
+
+    def next_ready(self) -> float | None:
+        row = self.conn.execute(
+            "SELECT MIN(next_allowed) FROM frontier_host WHERE crawl = ? AND best IS NOT NULL",
+            (self.crawl,),
+        ).fetchone()
+        if row[0] is None:
+            return None
+        return max(0.0, row[0] - time.time())
+
+    def set_host_delay(self, host: str, delay: float) -> None:
+        with self._tx():
+            self.conn.execute(
+                "INSERT INTO frontier_host (crawl, host, delay) VALUES (?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET delay = excluded.delay",
+                (self.crawl, host, delay),
+            )
+
+    def learn(self, host: str, score: float) -> None:
+        self.learn_many([(host, score)])
+
+    def learn_many(self, observations: Sequence[tuple[str, float]]) -> None:
+        sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+        for host, score in observations:
+            sums[host][0] += score
+            sums[host][1] += 1
+        with self._tx():
+            self.conn.executemany(
+                "INSERT INTO frontier_host (crawl, host, score_sum, pages) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET score_sum = score_sum + excluded.score_sum,"
+                " pages = pages + excluded.pages",
+                [(self.crawl, h, s, n) for h, (s, n) in sums.items()],
+            )
+            if self.host_weight > 0:
+                self._refresh_hosts(sums)
+
+    def counts(self) -> Counts:
+        counts = Counts()
+        for state, n in self.conn.execute(
+            "SELECT state, COUNT(*) FROM frontier_url WHERE crawl = ? GROUP BY state", (self.crawl,)
+        ):
+            if state == QUEUED:
+                counts.queued = n
+            elif state == LEASED:
+                counts.leased = n
+            elif state == DONE:
+                counts.done = n
+        return counts
+
+    def hosts(self, limit: int = 50) -> list[HostState]:
+        rows = self.conn.execute(
+            "SELECT h.host, h.best, h.next_allowed, h.delay, h.score_sum, h.pages,"
+            " SUM(u.state = 0), SUM(u.state = 1), SUM(u.state = 2)"
+            " FROM frontier_host h JOIN frontier_url u ON u.crawl = h.crawl AND u.host = h.host"
+            " WHERE h.crawl = ? GROUP BY h.host ORDER BY SUM(u.state = 0) DESC, h.host LIMIT ?",
+            (self.crawl, limit),
+        ).fetchall()
+        return [
+            HostState(host, q or 0, l or 0, d or 0, best, nxt, delay, s / p if p else None)
+            for host, best, nxt, delay, s, p, q, l, d in rows
+        ]
+
+    def top(self, n: int = 20) -> list[Entry]:
+        rows = self.conn.execute(
+            "SELECT url, host, depth, priority, reason FROM frontier_url"
+            " WHERE crawl = ? AND state = ? ORDER BY priority DESC LIMIT ?",
+            (self.crawl, QUEUED, n),
+        ).fetchall()
+        return [Entry(u, h, d, p, Entry.parse_reason(r)) for u, h, d, p, r in rows]
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE … COMMIT (or ROLLBACK on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.depth = 0
+
+    def __enter__(self) -> None:
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.depth = 1
+
+    def __exit__(self, exc_type: Any, *_: Any) -> None:
+        if self.depth:
+            self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _chunks(values: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
+    for start in range(0, len(values), size):
+        yield values[start : start + size]

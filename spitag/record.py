@@ -1,0 +1,186 @@
+"""What one response, or one failed request, becomes: a PageItem.
+
+Every requested URL yields exactly one item — pages, redirects, HTTP errors, non-HTML
+bodies and failures alike — so the URL table and the JSON lines account for every
+request. Nothing here raises on a broken page: the profile isolates each syntax.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from scrapy.http import TextResponse
+
+from spitag.digest import md5_hex, md5dia_hex
+from spitag.extract import Profile, empty_profile, parse_html, profile_tree
+from spitag.items import PageItem
+from spitag.urls import try_normalize
+
+if TYPE_CHECKING:
+    from scrapy.http import Request, Response
+    from twisted.python.failure import Failure
+
+logger = logging.getLogger(__name__)
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+def now_iso() -> str:
+    """UTC now, ISO 8601 with milliseconds and a Z."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def content_type_of(response: Response) -> str:
+    raw = response.headers.get(b"Content-Type") or b""
+    return raw.decode("latin-1").split(";", 1)[0].strip().lower()
+
+
+def is_html(response: Response, content_type: str) -> bool:
+    if content_type in HTML_TYPES:
+        return True
+    # No or a vague type: Scrapy sniffed the body (HtmlResponse), trust that.
+    return content_type in ("", "application/octet-stream", "text/plain") and (
+        type(response).__name__ == "HtmlResponse"
+    )
+
+
+def expires_of(response: Response, fetched: datetime) -> str | None:
+    """When the resource expires: Cache-Control max-age, else the Expires header."""
+    control = (response.headers.get(b"Cache-Control") or b"").decode("latin-1").lower()
+    for part in control.split(","):
+        name, _, value = part.strip().partition("=")
+        if name == "max-age" and value.strip().isdigit():
+            return _iso(fetched + timedelta(seconds=int(value)))
+    expires = response.headers.get(b"Expires")
+    if expires:
+        try:
+            moment = parsedate_to_datetime(expires.decode("latin-1"))
+        except (TypeError, ValueError, IndexError):
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return _iso(moment.astimezone(timezone.utc))
+    return None
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def base_item(request: Request, crawl: str) -> PageItem:
+    """The fields every item carries, from the request's own meta."""
+    meta = request.meta
+    return PageItem(
+        crawl=crawl,
+        url=meta.get("spitag_url", request.url),
+        depth=meta.get("depth", 0),
+        priority=meta.get("spitag_priority"),
+        reason=meta.get("spitag_reason"),
+        fetched_at=now_iso(),
+        status=None,
+        error=None,
+        content_type=None,
+        encoding=None,
+        size=0,
+        truncated=False,
+        md5=None,
+        md5dia=None,
+        title=None,
+        semantic=dict(empty_profile().counts),
+        score=0.0,
+        data={},
+        outlinks=0,
+        links=[],
+        redirect_to=None,
+        canonical=None,
+        expires=None,
+    )
+
+
+def response_item(
+    response: Response, crawl: str, *, keep_data: bool, max_page_size: int, max_links: int
+) -> tuple[PageItem, Profile | None]:
+    """The item of a response of any status and type, and its profile if it is HTML."""
+    item = base_item(response.request, crawl)
+    fetched = datetime.now(timezone.utc)
+    body = response.body
+    content_type = content_type_of(response)
+    item.update(
+        status=response.status,
+        content_type=content_type or None,
+        size=len(body),
+        md5=md5_hex(body),
+        expires=expires_of(response, fetched),
+    )
+    profile: Profile | None = None
+    if isinstance(response, TextResponse):
+        item["encoding"] = response.encoding
+        if is_html(response, content_type) and 200 <= response.status < 300:
+            profile = _profile(response, body, max_page_size, keep_data)
+            item["truncated"] = len(body) > max_page_size
+            text = profile.text
+        else:
+            text = response.text
+        item["md5dia"] = md5dia_hex(text)
+        item["body"] = response.text
+    else:
+        item["md5dia"] = item["md5"]  # binary: no text, so no accent-free copy either
+        item["body"] = body
+    if 300 <= response.status < 400 and b"Location" in response.headers:
+        location = response.headers[b"Location"].decode("latin-1")
+        item["redirect_to"] = try_normalize(response.urljoin(location))
+    if profile is not None:
+        links = _distinct_links(profile)
+        item.update(
+            title=profile.title,
+            semantic=profile.counts,
+            data=profile.data if keep_data else {},
+            outlinks=len(links),
+            links=links[:max_links],
+            canonical=try_normalize(profile.canonical) if profile.canonical else None,
+        )
+        if profile.refresh and not item["redirect_to"]:
+            item["redirect_to"] = try_normalize(profile.refresh)
+    return item, profile
+
+
+def _profile(response: TextResponse, body: bytes, max_page_size: int, keep_data: bool) -> Profile:
+    started = time.perf_counter()
+    tree = parse_html(body[:max_page_size], response.encoding)
+    if tree is None:
+        return empty_profile()
+    profile = profile_tree(tree, response.url, keep_data=keep_data)
+    logger.debug("profiled %s in %.1f ms", response.url, (time.perf_counter() - started) * 1e3)
+    return profile
+
+
+def _distinct_links(profile: Profile) -> list[str]:
+    """The page's http(s) links, normalized, each once, in document order."""
+    seen: dict[str, None] = {}
+    for href, _rel in profile.links:
+        url = try_normalize(href)
+        if url is not None:
+            seen.setdefault(url, None)
+    if profile.refresh:
+        url = try_normalize(profile.refresh)
+        if url is not None:
+            seen.setdefault(url, None)
+    return list(seen)
+
+
+def failure_item(request: Request, failure: Failure, crawl: str) -> PageItem:
+    """The item of a request that got no usable response (after retries)."""
+    item = base_item(request, crawl)
+    item["error"] = failure_reason(failure)
+    return item
+
+
+def failure_reason(failure: Failure) -> str:
+    """A short, stable reason: the exception's class and its first line."""
+    exc: Any = failure.value
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}"[:500] if text else type(exc).__name__

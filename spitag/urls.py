@@ -1,0 +1,127 @@
+"""URL normalization and the crawl's scope.
+
+Normalization makes one spelling per page so that the frontier and the store never
+hold a page twice: w3lib's ``canonicalize_url`` (percent-encoding, sorted query,
+dot segments, fragments dropped, IDN to punycode) plus what it leaves out: scheme and
+host lower-cased, default ports dropped, an empty path written ``/``.
+
+Scope keeps a crawl where its seeds are. The registered domain comes from tldextract's
+bundled public-suffix snapshot: it never downloads a list (no network at run time).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from functools import lru_cache
+from urllib.parse import urlsplit, urlunsplit
+
+import tldextract
+from w3lib.url import canonicalize_url
+
+ALLOWED_SCHEMES = ("http", "https")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+SCOPES = ("domain", "host", "any")
+
+# suffix_list_urls=() and cache_dir=None: the bundled snapshot, no fetch, no cache files.
+_extract = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
+
+
+class BadURLError(ValueError):
+    """The text is not an absolute http(s) URL SpiTag can crawl."""
+
+
+def normalize_url(url: str) -> str:
+    """Return the one spelling SpiTag uses for ``url``; raise BadURLError if unusable."""
+    text = url.strip()
+    try:
+        parts = urlsplit(text)
+        scheme = parts.scheme.lower()
+        if scheme not in ALLOWED_SCHEMES:
+            raise BadURLError(f"not an http(s) URL: {url!r}")
+        host = (parts.hostname or "").rstrip(".")
+        if not host:
+            raise BadURLError(f"no host in URL: {url!r}")
+        port = parts.port  # raises ValueError on a bad port
+    except ValueError as exc:
+        if isinstance(exc, BadURLError):
+            raise
+        raise BadURLError(f"unparsable URL {url!r}: {exc}") from None
+    try:
+        canonical = canonicalize_url(text)
+    except (ValueError, UnicodeError) as exc:
+        raise BadURLError(f"unparsable URL {url!r}: {exc}") from None
+    parts = urlsplit(canonical)
+    host = (parts.hostname or "").rstrip(".").lower()
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def try_normalize(url: str) -> str | None:
+    """normalize_url, or None for a URL not worth crawling (links on pages are untrusted)."""
+    try:
+        return normalize_url(url)
+    except BadURLError:
+        return None
+
+
+def host_of(url: str) -> str:
+    """Lower-case host name of a normalized URL (no port)."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+@lru_cache(maxsize=65536)
+def registered_domain(host: str) -> str:
+    """The domain a registrant owns (``www.bbc.co.uk`` → ``bbc.co.uk``); an IP stays itself."""
+    host = host.strip("[]").lower()
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    parts = _extract(host)
+    if parts.domain and parts.suffix:
+        return f"{parts.domain}.{parts.suffix}"
+    return host  # a bare suffix, "localhost" or a private name: the host itself
+
+
+class Scope:
+    """Which URLs a crawl may follow, from its seeds and ``SPITAG_SCOPE``.
+
+    * ``domain`` (default): the registered domains of the seeds, subdomains included;
+    * ``host``: exactly the seeds' host names;
+    * ``any``: every http(s) URL.
+    """
+
+    def __init__(self, mode: str, seeds: list[str]) -> None:
+        if mode not in SCOPES:
+            raise ValueError(f"SPITAG_SCOPE must be one of {', '.join(SCOPES)}, not {mode!r}")
+        self.mode = mode
+        self.hosts = frozenset(host_of(u) for u in seeds)
+        self.domains = frozenset(registered_domain(h) for h in self.hosts)
+
+    def add_seed(self, url: str) -> None:
+        """Widen the scope to a seed injected later."""
+        host = host_of(url)
+        self.hosts = self.hosts | {host}
+        self.domains = self.domains | {registered_domain(host)}
+
+    def allows(self, url: str) -> bool:
+        """True when a normalized URL is inside the crawl's scope."""
+        if self.mode == "any":
+            return True
+        host = host_of(url)
+        if self.mode == "host":
+            return host in self.hosts
+        return host in self.hosts or registered_domain(host) in self.domains
+
+
+
+_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):[^@/\s]*@", re.I)
+
+
+def redact(text: str) -> str:
+    """A backend URL, or any message holding one, fit for logs: passwords become ``***``."""
+    return _CREDENTIALS.sub(r"\g<scheme>\g<user>:***@", text)

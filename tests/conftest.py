@@ -1,0 +1,48 @@
+"""Shared fixtures: the real corpus (unpacked once per session) and a loopback web server."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.support.corpus import FLINK_ARCHIVE, PAGES_ARCHIVE, unpack
+from tests.support.webserver import WebServer
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def corpus_root() -> Path:
+    """<repo>/../shared/corpus, or $SPITAG_CORPUS. Missing means a broken checkout: fail."""
+    env = os.environ.get("SPITAG_CORPUS")
+    root = Path(env) if env else REPO_ROOT.parent / "shared" / "corpus"
+    missing = [name for name in (FLINK_ARCHIVE, PAGES_ARCHIVE) if not (root / name).is_file()]
+    if missing:
+        pytest.fail(
+            f"test corpus not found: {', '.join(missing)} missing in {root} "
+            "(expected shared/corpus beside the repository, or set SPITAG_CORPUS)",
+            pytrace=False,
+        )
+    return root
+
+
+@pytest.fixture(scope="session")
+def flink_root(corpus_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked flink.apache.org site folder (has index.html)."""
+    return unpack(corpus_root / FLINK_ARCHIVE, tmp_path_factory.mktemp("flink"))
+
+
+@pytest.fixture(scope="session")
+def real_pages_dir(corpus_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked pages/ folder (600 saved pages and manifest.jsonl)."""
+    return unpack(corpus_root / PAGES_ARCHIVE, tmp_path_factory.mktemp("real-pages"))
+
+
+@pytest.fixture
+def webserver() -> Iterator[WebServer]:
+    """A started WebServer with no sites yet; stopped at teardown."""
+    with WebServer() as server:
+        yield server

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+
+from spitag.urls import BadURLError, Scope, normalize_url, redact, registered_domain
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("HTTP://WWW.Example.COM:80/a/../b?b=2&a=1#frag", "http://www.example.com/b?a=1&b=2"),
+        ("https://example.org:443", "https://example.org/"),
+        ("http://example.org:8080/x", "http://example.org:8080/x"),
+        ("  http://example.org/a b  ", "http://example.org/a%20b"),
+        ("http://bücher.de/ä", "http://xn--bcher-kva.de/%C3%A4"),
+        ("http://[::1]:8080/p", "http://[::1]:8080/p"),
+        ("http://127.0.0.1/", "http://127.0.0.1/"),
+    ],
+)
+def test_normalize(raw: str, expected: str) -> None:
+    assert normalize_url(raw) == expected
+    assert normalize_url(expected) == expected  # idempotent
+
+
+@pytest.mark.parametrize(
+    "raw", ["ftp://x.org/", "mailto:a@b.c", "javascript:alert(1)", "http://", "x.org/a", "http://x:99999/"]
+)
+def test_normalize_rejects(raw: str) -> None:
+    with pytest.raises(BadURLError):
+        normalize_url(raw)
+
+
+def test_registered_domain_uses_bundled_suffix_list() -> None:
+    assert registered_domain("www.bbc.co.uk") == "bbc.co.uk"
+    assert registered_domain("flink.apache.org") == "apache.org"
+    assert registered_domain("127.0.0.1") == "127.0.0.1"
+    assert registered_domain("localhost") == "localhost"
+
+
+def test_scope_modes() -> None:
+    seeds = ["http://flink.apache.org/", "http://127.0.0.1:8000/"]
+    domain = Scope("domain", seeds)
+    assert domain.allows("https://www.apache.org/x")
+    assert domain.allows("http://127.0.0.1:9000/other-port")
+    assert not domain.allows("http://127.0.0.2/")
+    assert not domain.allows("http://apache.com/")
+    host = Scope("host", seeds)
+    assert host.allows("http://flink.apache.org/a")
+    assert not host.allows("http://www.apache.org/")
+    assert Scope("any", seeds).allows("http://anything.example/")
+    with pytest.raises(ValueError, match="SPITAG_SCOPE"):
+        Scope("planet", seeds)
+
+
+def test_redact_hides_passwords() -> None:
+    assert redact("postgresql://bob:s3cret@db:5432/x") == "postgresql://bob:***@db:5432/x"
+    assert "s3cret" not in redact("error talking to redis://:s3cret@h:6379/0: refused")
+    assert redact("sqlite:///spitag.db") == "sqlite:///spitag.db"
