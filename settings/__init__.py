@@ -75,6 +75,6 @@ SCHEDULER = "spitag.scheduler.FrontierScheduler"
 SPITAG_FRONTIER = _env("SPITAG_FRONTIER", "sqlite:///spitag-frontier.db")
 SPITAG_LEASE_SECONDS = _env("SPITAG_LEASE_SECONDS", "60")
 SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
-# How much what the crawl learnt of a host (its pages' mean semantic score) lifts the
-# host in the pop order, for the cash-like strategies (spitag, opic). 0 turns it off.
-SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "1.0")
+# spitag strategy: weight of what the crawl learnt of a host (its pages' mean semantic
+# score) against its best waiting priority, in the pop order (0 … 1; 0 turns it off).
+SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "0.7")

@@ -29,10 +29,14 @@ class CrawlConfig:
     max_page_size: int
     max_links_per_page: int
     max_url_length: int
+    frontier_url: str
+    lease_seconds: float
+    pop_batch: int
+    host_weight: float
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> CrawlConfig:
-        return cls(
+        config = cls(
             store_url=_text(settings, "SPITAG_STORE"),
             store_body=_choice(settings, "SPITAG_STORE_BODY", BODY_FORMATS),
             store_batch=_number(settings, "SPITAG_STORE_BATCH", int, minimum=1),
@@ -42,7 +46,13 @@ class CrawlConfig:
             max_page_size=_number(settings, "SPITAG_MAX_PAGE_SIZE", int, minimum=1024),
             max_links_per_page=_number(settings, "SPITAG_MAX_LINKS_PER_PAGE", int, minimum=1),
             max_url_length=_number(settings, "SPITAG_MAX_URL_LENGTH", int, minimum=16),
+            frontier_url=_text(settings, "SPITAG_FRONTIER"),
+            lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
+            pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
+            host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
         )
+        _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
+        return config
 
 
 def _text(settings: BaseSettings, name: str) -> str:
@@ -70,12 +80,19 @@ def _flag(settings: BaseSettings, name: str) -> bool:
         ) from None
 
 
-def _number(settings: BaseSettings, name: str, kind: type, minimum: Any) -> Any:
+def _number(
+    settings: BaseSettings, name: str, kind: type, minimum: Any, maximum: Any = None
+) -> Any:
     raw = settings.get(name)
     try:
         value = kind(raw)
-    except (TypeError, ValueError):
-        raise BadInputError(f"setting {name}={raw!r} is not a {kind.__name__}") from None
-    if value < minimum:
+    except (TypeError, ValueError, OverflowError):
+        raise BadInputError(f"setting {name}={raw!r} is not a {_KINDS[kind]}") from None
+    if value != value or value < minimum:  # NaN or too small
         raise BadInputError(f"setting {name}={raw!r} must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise BadInputError(f"setting {name}={raw!r} must be at most {maximum}")
     return value
+
+
+_KINDS = {int: "whole number", float: "number"}

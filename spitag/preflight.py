@@ -1,21 +1,28 @@
 """Checks run before a crawl starts, so that bad input fails fast and writes nothing.
 
 Seeds, every SpiTag setting and the scoring strategy are validated, then each backend
-is opened once: a typo or an unreachable server gives one clear message and a non-zero
-exit code instead of a traceback in the middle of a crawl.
+is reached once without writing to it: a typo or an unreachable server gives one clear
+message and a non-zero exit code instead of a traceback in the middle of a crawl.
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from spitag.config import CrawlConfig
+from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.scoring import strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
-from spitag.store import open_store
+from spitag.store import sqlite_path
+from spitag.urls import redact
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
+
+STORE_SCHEMES = ("sqlite", "postgresql", "postgres")
+FRONTIER_SCHEMES = ("sqlite", "redis", "rediss", "unix")
 
 
 def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
@@ -24,9 +31,50 @@ def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     config = CrawlConfig.from_settings(settings)
     strategy_from_settings(settings)
     syntax_weights(settings)
+    check_backend_url("SPITAG_FRONTIER", config.frontier_url, FRONTIER_SCHEMES)
+    check_backend_url("SPITAG_STORE", config.store_url, STORE_SCHEMES)
     return config
 
 
+def check_backend_url(setting: str, url: str, schemes: tuple[str, ...]) -> None:
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in schemes:
+        raise BadInputError(
+            f"{setting}={redact(url)!r}: unknown scheme {scheme!r}, expected one of {', '.join(schemes)}"
+        )
+    if scheme == "sqlite":
+        sqlite_path(url, setting)
+    elif scheme.startswith("postgres"):
+        _check_url_parts(setting, url)
+    elif scheme != "unix":
+        _check_url_parts(setting, url)
+
+
+def _check_url_parts(setting: str, url: str) -> None:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise BadInputError(f"{setting}={redact(url)!r} is malformed: {exc}") from None
+    if not parts.hostname:
+        raise BadInputError(f"{setting}={redact(url)!r} names no host")
+
+
 def check_backends(config: CrawlConfig) -> None:
-    """Open the store once (creating its tables); BackendUnavailableError if it can't."""
-    open_store(config.store_url, config.store_body).close()
+    """Reach every backend once, writing nothing; BackendUnavailableError if one can't be."""
+    for setting, url in (("SPITAG_FRONTIER", config.frontier_url), ("SPITAG_STORE", config.store_url)):
+        scheme = urlsplit(url).scheme.lower()
+        if scheme == "sqlite":
+            folder = sqlite_path(url, setting).resolve().parent
+            if not folder.is_dir():
+                raise BackendUnavailableError(f"{setting}: folder {folder} does not exist")
+            if not os.access(folder, os.W_OK):
+                raise BackendUnavailableError(f"{setting}: folder {folder} is not writable")
+        elif scheme.startswith("postgres"):
+            from spitag.store.postgres import ping
+
+            ping(url)
+        else:
+            from spitag.frontier.redis import ping
+
+            ping(url)

@@ -25,6 +25,7 @@ from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler
 from twisted.internet import reactor, task
 
+from spitag.config import CrawlConfig
 from spitag.frontier import Entry, Politeness, open_frontier
 from spitag.scoring import Strategy
 from spitag.signals import batch_stored, url_settled
@@ -45,15 +46,16 @@ REAP_INTERVAL = 5.0
 class FrontierScheduler(BaseScheduler):
     def __init__(self, crawler: Crawler) -> None:
         settings = crawler.settings
+        config = CrawlConfig.from_settings(settings)
         self.crawler = crawler
-        self.frontier_url: str = settings.get("SPITAG_FRONTIER")
-        self.lease_seconds = settings.getfloat("SPITAG_LEASE_SECONDS")
-        self.pop_batch = settings.getint("SPITAG_POP_BATCH")
+        self.frontier_url = config.frontier_url
+        self.lease_seconds = config.lease_seconds
+        self.pop_batch = config.pop_batch
         self.politeness = Politeness(
             delay=settings.getfloat("DOWNLOAD_DELAY"),
             per_host=max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1),
         )
-        self.host_weight = settings.getfloat("SPITAG_HOST_WEIGHT")
+        self.host_weight = config.host_weight
         self.score_half = settings.getfloat("SPITAG_SCORE_HALF")
         # A lease is renewed while its download may still legitimately be running.
         self.max_fetch_seconds = (
@@ -88,7 +90,7 @@ class FrontierScheduler(BaseScheduler):
             crawl,
             lease_seconds=self.lease_seconds,
             politeness=self.politeness,
-            host_weight=self.host_weight if self.combine == "sum" or strategy is None else 0.0,
+            host_weight=self.host_weight if getattr(strategy, "learns_hosts", False) else 0.0,
             score_half=self.score_half,
         )
         recovered = self.frontier.recover()

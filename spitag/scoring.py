@@ -50,6 +50,7 @@ class Strategy(ABC):
 
     name: ClassVar[str]
     combine: ClassVar[str]  # "sum" or "max"
+    learns_hosts: ClassVar[bool] = False  # rank hosts by their pages' semantic yield too
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Strategy:
@@ -134,10 +135,17 @@ class SpiTag(Strategy):
     sum, so a page linked from several rich pages outranks one linked from a single
     rich page, and a little plain link cash (``SPITAG_LINK_CASH``) keeps pages reached
     only through poor pages from starving.
+
+    It also learns per host: the frontier ranks hosts by the mean semantic score of
+    the pages fetched from them so far, blended with their best waiting priority
+    (``spitag.frontier.base.host_rank``, weight ``SPITAG_HOST_WEIGHT``). Pages of one
+    site share templates, so a site's first pages predict the rest far better than
+    any single parent does; unknown hosts are ranked by what their parents promise.
     """
 
     name = "spitag"
     combine = "sum"
+    learns_hosts = True
 
     def __init__(self, half: float = 10.0, link_cash: float = 0.1) -> None:
         if half <= 0:

@@ -92,15 +92,22 @@ class Politeness:
 
 
 def host_rank(best: float, mean_score: float | None, host_weight: float, half: float) -> float:
-    """A host's place in the pop order.
+    """A host's place in the pop order (higher first).
 
-    ``rank = best + host_weight · σ(mean)``, ``σ(m) = m / (m + half)``: the best queued
-    priority of the host, plus — for strategies that learn per host — how rich the
-    host's pages have proven so far (unknown hosts get no bonus until a page is seen).
+    Without host learning (``host_weight`` = 0, every strategy but ``spitag``) it is the
+    host's best queued priority. With it, the priority is first squashed into [0, 1) —
+    ``link = best / (best + 1)`` — and blended with what the host's fetched pages have
+    shown: ``rank = W · σ(mean) + (1 − W) · link``, ``σ(m) = m / (m + half)``, W =
+    ``host_weight`` (``SPITAG_HOST_WEIGHT``). A host not fetched yet is ranked by
+    ``link`` alone: what its parents promise.
     """
-    if host_weight <= 0 or mean_score is None or mean_score <= 0:
+    if host_weight <= 0:
         return best
-    return best + host_weight * mean_score / (mean_score + half)
+    link = best / (best + 1.0) if best > 0 else 0.0
+    if mean_score is None:
+        return link
+    sigma = mean_score / (mean_score + half) if mean_score > 0 else 0.0
+    return host_weight * sigma + (1.0 - host_weight) * link
 
 
 class Frontier(ABC):

@@ -1,0 +1,34 @@
+"""Generated local sites for crawl tests (served by tests.support.webserver)."""
+
+from __future__ import annotations
+
+from tests.support.webserver import DictSite, Response
+
+HEAD = (
+    '<title>{title}</title><meta property="og:title" content="{title}">'
+    '<script type="application/ld+json">{{"@type": "WebPage", "name": "{title}"}}</script>'
+)
+
+
+def tree_site(pages: int, fanout: int = 8, delay: float = 0.0) -> DictSite:
+    """Pages ``/p/0.html`` … ``/p/{pages-1}.html`` in a tree: page i links to its
+    children ``fanout·i+1 … fanout·i+fanout`` and back to the root. ``/`` is page 0."""
+    site = DictSite()
+    for i in range(pages):
+        children = [c for c in range(fanout * i + 1, fanout * i + fanout + 1) if c < pages]
+        links = "".join(f'<a href="/p/{c}.html">page {c}</a> ' for c in children)
+        body = (
+            f"<html><head>{HEAD.format(title=f'Page {i}')}</head><body><h1>Page {i}</h1>"
+            f'{links}<a href="/">home</a></body></html>'
+        )
+        response = Response.html(body, delay=delay)
+        site.add(f"/p/{i}.html", response)
+        if i == 0:
+            site.add("/", response)
+    return site
+
+
+def tree_paths(pages: int) -> set[str]:
+    """Every path a whole crawl of tree_site(pages) requests (robots.txt aside);
+    page 0 is only ever reached as ``/``."""
+    return {"/"} | {f"/p/{i}.html" for i in range(1, pages)}
