@@ -39,6 +39,9 @@ HTTPERROR_ALLOW_ALL = True
 # Depth is the spider's own (breadth-first layers; a redirect keeps its layer).
 SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 
+# The frontier's politeness gate runs last, just before the download.
+DOWNLOADER_MIDDLEWARES = {"spitag.politeness.PolitenessMiddleware": 990}
+
 ITEM_PIPELINES = {"pipelines.store.StorePipeline": 300}
 FEED_EXPORT_ENCODING = "utf-8"
 

@@ -67,9 +67,11 @@ class SpitagSpider(scrapy.Spider):
             self.crawl_id, len(self.seed_urls), self.config.scope, self.strategy.name,
         )
         for url in self.seed_urls:
-            yield self.make_request(
-                url, depth=0, priority=self.strategy.seed(), reason=None, combine="max"
-            )
+            yield self.seed_request(url)
+
+    def seed_request(self, url: str) -> scrapy.Request:
+        """A seed: layer 0, the strategy's seed priority, never added to twice."""
+        return self.make_request(url, depth=0, priority=self.strategy.seed(), reason=None, combine="max")
 
     def make_request(
         self,
@@ -114,6 +116,8 @@ class SpitagSpider(scrapy.Spider):
         self._count(item, profile)
         yield item
         depth = item["depth"]
+        if depth == 0 and not self.scope.allows(item["url"]):
+            self.scope.add_seed(item["url"])  # a seed injected into the running crawl
         if item["redirect_to"] and 300 <= response.status < 400:
             # A redirect is not a page: its target takes its place, same layer, same priority.
             target = item["redirect_to"]

@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler
+from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import reactor, task
 
 from spitag.config import CrawlConfig
 from spitag.frontier import Entry, Politeness, open_frontier
 from spitag.scoring import Strategy
-from spitag.signals import batch_stored, url_settled
+from spitag.signals import batch_stored, frontier_opened, url_settled
 from spitag.urls import host_of, redact, try_normalize
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ logger = logging.getLogger(__name__)
 
 PUSH_INTERVAL = 0.2
 REAP_INTERVAL = 5.0
+CONTROL_INTERVAL = 1.0
 
 
 class FrontierScheduler(BaseScheduler):
@@ -92,6 +94,7 @@ class FrontierScheduler(BaseScheduler):
             politeness=self.politeness,
             host_weight=self.host_weight if getattr(strategy, "learns_hosts", False) else 0.0,
             score_half=self.score_half,
+            strategy=strategy.name if strategy is not None else None,
         )
         recovered = self.frontier.recover()
         counts = self.frontier.counts()
@@ -102,7 +105,13 @@ class FrontierScheduler(BaseScheduler):
         )
         if counts.done or counts.queued:
             self.stats.set_value("spitag/frontier/resumed", 1)
+        if self.frontier.stop_requested():
+            self.frontier.clear_stop()  # started again after `scrapy stop`: resume
+        self.start_urls_key = self.crawler.settings.get("REDIS_START_URLS_KEY", "%(name)s:start_urls") % {
+            "name": spider.name
+        }
         signals_ = self.crawler.signals
+        signals_.send_catch_log(frontier_opened, frontier=self.frontier)
         signals_.connect(self._on_batch_stored, signal=batch_stored)
         signals_.connect(self._on_url_settled, signal=url_settled)
         signals_.connect(self._on_item_scraped, signal=signals.item_scraped)
@@ -110,6 +119,7 @@ class FrontierScheduler(BaseScheduler):
             (PUSH_INTERVAL, self._flush),
             (max(self.lease_seconds / 3, 0.5), self._renew),
             (REAP_INTERVAL, self._reap),
+            (CONTROL_INTERVAL, self._control),
         ):
             loop = task.LoopingCall(self._guarded, work)
             loop.start(interval, now=False)
@@ -233,6 +243,32 @@ class FrontierScheduler(BaseScheduler):
         if reaped:
             self.stats.inc_value("spitag/frontier/reaped", reaped)
             logger.info("frontier: %d expired leases put back in the queue", reaped)
+            self._wake()
+
+    def _control(self) -> None:
+        """``scrapy stop`` and seeds added to a running crawl (``scrapy inject``, or the
+        scrapy-redis start-URLs list ``<spider>:start_urls`` on a Redis frontier)."""
+        if self.frontier.stop_requested():
+            logger.info("stop requested for crawl %s: stopping gracefully", self.frontier.crawl)
+            deferred_from_coro(self.crawler.engine.close_spider_async(reason="stopped"))
+            for loop in self.loops:
+                if loop.running:
+                    loop.stop()
+            return
+        taken = getattr(self.frontier, "take_start_urls", None)
+        if taken is None:
+            return
+        added = [u for u in (try_normalize(raw) for raw in taken(self.start_urls_key)) if u]
+        if added:
+            make = getattr(self.spider, "seed_request", None)
+            for url in added:
+                if make is not None:
+                    self.enqueue_request(make(url))
+                else:
+                    self.enqueue_request(Request(url, meta={"depth": 0, "spitag_combine": "max"}))
+            logger.info("%d seed(s) added from %s", len(added), self.start_urls_key)
+            self.stats.inc_value("spitag/frontier/seeds_added", len(added))
+            self._flush()
             self._wake()
 
     def _guarded(self, work: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Iterator
 import pytest
 
 from tests.support.corpus import FLINK_ARCHIVE, PAGES_ARCHIVE, unpack
+from tests.support.redisserver import RedisServer
 from tests.support.webserver import WebServer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -46,3 +47,22 @@ def webserver() -> Iterator[WebServer]:
     """A started WebServer with no sites yet; stopped at teardown."""
     with WebServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """One real redis-server for the session (127.0.0.1, a free port, a temp folder)."""
+    server = RedisServer().start()
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, emptied for this test."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url

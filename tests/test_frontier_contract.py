@@ -14,8 +14,10 @@ def entry(url: str, priority: float = 1.0, depth: int = 1, **reason) -> Entry:
     return Entry(url, host, depth, priority, reason or None)
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "redis"])
 def frontier_url(request: pytest.FixtureRequest, tmp_path) -> str:
+    if request.param == "redis":
+        return request.getfixturevalue("redis_url")
     return f"sqlite:///{tmp_path}/frontier.db"
 
 
@@ -161,3 +163,36 @@ def test_stats_per_host(make) -> None:
     assert hosts["a.test"].queued + hosts["a.test"].done + hosts["a.test"].leased == 2
     assert sum(h.done for h in hosts.values()) == 1
     assert f.counts().queued == 2
+
+
+def test_acquire_spaces_requests_across_owners(make) -> None:
+    a, b = make(owner="w:1:a"), make(owner="w:2:b")
+    assert a.acquire("h.test", 0.3) == 0.0
+    wait = b.acquire("h.test", 0.3)
+    assert 0 < wait <= 0.3
+    time.sleep(wait + 0.01)
+    assert b.acquire("h.test", 0.3) == 0.0
+    assert a.acquire("other.test", 0.3) == 0.0  # per host
+
+
+def test_stop_request_is_seen_by_every_worker(make) -> None:
+    a, b = make(owner="w:1:a"), make(owner="w:2:b")
+    assert not b.stop_requested()
+    a.request_stop()
+    assert b.stop_requested()
+    b.clear_stop()
+    assert not a.stop_requested()
+
+
+def test_host_delay_defaults_and_overrides(make) -> None:
+    f = make(politeness=Politeness(delay=0.5, per_host=4))
+    assert f.host_delay("a.test") == 0.5
+    f.set_host_delay("a.test", 2.0)
+    assert f.host_delay("a.test") == 2.0
+
+
+def test_urls_survive_the_round_trip(make) -> None:
+    f = make()
+    urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]
+    f.push([entry(u) for u in urls], "sum")
+    assert sorted(e.url for e in f.pop(10)) == sorted(urls)

@@ -22,6 +22,9 @@ one (SQLite); the contract is the same:
 * ``next_ready()`` — seconds until some host with queued URLs is ready (0 if one is),
   ``None`` when nothing is queued.
 * ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done; per host; best waiting.
+* ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
+  two requests to one host are never less than its delay apart, whichever workers
+  send them. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
 """
 
 from __future__ import annotations
@@ -123,6 +126,7 @@ class Frontier(ABC):
         politeness: Politeness | None = None,
         host_weight: float = 0.0,
         score_half: float = 10.0,
+        strategy: str | None = None,
     ) -> None:
         if not 0 < lease_seconds <= 3600:
             raise ValueError("lease_seconds must be in (0, 3600]")
@@ -133,6 +137,7 @@ class Frontier(ABC):
         self.politeness = politeness or Politeness()
         self.host_weight = host_weight
         self.score_half = score_half
+        self.strategy = strategy  # named in the reasons a compact backend rebuilds
 
     def rank(self, best: float, mean_score: float | None) -> float:
         return host_rank(best, mean_score, self.host_weight, self.score_half)
@@ -167,6 +172,30 @@ class Frontier(ABC):
 
     @abstractmethod
     def set_host_delay(self, host: str, delay: float) -> None: ...
+
+    @abstractmethod
+    def host_delay(self, host: str) -> float:
+        """The host's delay: its own (robots.txt Crawl-delay) or the default."""
+
+    @abstractmethod
+    def host_delays(self) -> dict[str, float]:
+        """Every host's own delay (the overrides of the default)."""
+
+    @abstractmethod
+    def acquire(self, host: str, delay: float) -> float:
+        """Hard politeness, at download time: 0.0 and the host is taken for ``delay``
+        seconds, or the seconds to wait before asking again. Shared by all workers."""
+
+    @abstractmethod
+    def request_stop(self) -> None:
+        """Ask every worker of the crawl to stop gracefully (``scrapy stop``)."""
+
+    @abstractmethod
+    def stop_requested(self) -> bool: ...
+
+    @abstractmethod
+    def clear_stop(self) -> None:
+        """Forget a stop request (a crawl started again resumes)."""
 
     @abstractmethod
     def learn(self, host: str, score: float) -> None:

@@ -42,7 +42,9 @@ SCHEMA = [
         crawl TEXT NOT NULL, host TEXT NOT NULL,
         best REAL, rank REAL, next_allowed REAL NOT NULL DEFAULT 0, delay REAL,
         score_sum REAL NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
+        hard_next REAL NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
+    "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
     "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS frontier_host_ready ON frontier_host (crawl, next_allowed) WHERE best IS NOT NULL",
 ]
@@ -270,6 +272,51 @@ class SQLiteFrontier(Frontier):
                 " ON CONFLICT (crawl, host) DO UPDATE SET delay = excluded.delay",
                 (self.crawl, host, delay),
             )
+
+    def host_delay(self, host: str) -> float:
+        row = self.conn.execute(
+            "SELECT delay FROM frontier_host WHERE crawl = ? AND host = ?", (self.crawl, host)
+        ).fetchone()
+        return self.politeness.delay if row is None or row[0] is None else row[0]
+
+    def host_delays(self) -> dict[str, float]:
+        return dict(
+            self.conn.execute(
+                "SELECT host, delay FROM frontier_host WHERE crawl = ? AND delay IS NOT NULL",
+                (self.crawl,),
+            ).fetchall()
+        )
+
+    def acquire(self, host: str, delay: float) -> float:
+        now = time.time()
+        with self._tx():
+            row = self.conn.execute(
+                "SELECT hard_next FROM frontier_host WHERE crawl = ? AND host = ?", (self.crawl, host)
+            ).fetchone()
+            if row is not None and row[0] > now:
+                return row[0] - now
+            self.conn.execute(
+                "INSERT INTO frontier_host (crawl, host, hard_next) VALUES (?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET hard_next = excluded.hard_next",
+                (self.crawl, host, now + delay),
+            )
+        return 0.0
+
+    def request_stop(self) -> None:
+        self.conn.execute(
+            "INSERT INTO frontier_control (crawl, stop) VALUES (?, ?)"
+            " ON CONFLICT (crawl) DO UPDATE SET stop = excluded.stop",
+            (self.crawl, time.time()),
+        )
+
+    def stop_requested(self) -> bool:
+        row = self.conn.execute(
+            "SELECT stop FROM frontier_control WHERE crawl = ?", (self.crawl,)
+        ).fetchone()
+        return row is not None and row[0] is not None
+
+    def clear_stop(self) -> None:
+        self.conn.execute("DELETE FROM frontier_control WHERE crawl = ?", (self.crawl,))
 
     def learn(self, host: str, score: float) -> None:
         self.learn_many([(host, score)])

@@ -1,0 +1,86 @@
+"""Politeness that holds across workers: the frontier's hard gate, taken at download time.
+
+A downloader middleware: before a request to a host with a delay goes out, it asks the
+frontier for the host (``acquire``), which answers "go" and reserves the next
+``delay`` seconds, or says how long to wait. The reservation lives in the frontier —
+in Redis for a shared crawl — so two requests to one host are never less than its
+delay apart, however many workers send them. The delay is ``DOWNLOAD_DELAY``, or the
+host's own (robots.txt Crawl-delay), and holds for robots.txt requests too.
+
+Scrapy's own per-slot delay is turned off for the spider (``download_delay = 0``):
+its randomized, worker-local spacing would only shift requests after the reservation.
+Hosts without a delay cost no round trip.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet import reactor, task
+
+from spitag.signals import frontier_opened
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from spitag.frontier import Frontier
+
+logger = logging.getLogger(__name__)
+
+DELAYS_REFRESH = 10.0  # seconds between reloads of the per-host delays
+
+
+class PolitenessMiddleware:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.default_delay = crawler.settings.getfloat("DOWNLOAD_DELAY")
+        self.frontier: Frontier | None = None
+        self.delays: dict[str, float] = {}
+        self.loaded = 0.0
+        crawler.signals.connect(self._opened, signal=frontier_opened)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PolitenessMiddleware:
+        return cls(crawler)
+
+    def _opened(self, frontier: Frontier) -> None:
+        self.frontier = frontier
+        spider = self.crawler.spider
+        if spider is not None:
+            spider.download_delay = 0  # the frontier spaces requests, not Scrapy's slots
+
+    def delay_for(self, host: str) -> float:
+        if self.frontier is None:
+            return 0.0
+        now = time.monotonic()
+        if now - self.loaded > DELAYS_REFRESH:
+            self.delays = self.frontier.host_delays()
+            self.loaded = now
+        return self.delays.get(host, self.default_delay)
+
+    def set_delay(self, host: str, delay: float) -> None:
+        """Record a host's own delay (robots.txt Crawl-delay) for every worker."""
+        if self.frontier is not None:
+            self.frontier.set_host_delay(host, delay)
+            self.delays[host] = delay
+
+    async def process_request(self, request: Request, spider: Any = None) -> None:
+        host = urlparse_cached(request).hostname or ""
+        delay = self.delay_for(host)
+        if delay <= 0:
+            return None
+        waited = 0.0
+        while True:
+            wait = self.frontier.acquire(host, delay)
+            if wait <= 0:
+                break
+            waited += wait
+            await maybe_deferred_to_future(task.deferLater(reactor, wait, lambda: None))
+        if waited:
+            self.crawler.stats.inc_value("spitag/politeness/waited_ms", int(waited * 1000))
+        return None
