@@ -81,3 +81,6 @@ SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
 # spitag strategy: weight of what the crawl learnt of a host (its pages' mean semantic
 # score) against its best waiting priority, in the pop order (0 … 1; 0 turns it off).
 SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "0.7")
+# Seconds between two requests to one host, across all workers (robots.txt Crawl-delay
+# overrides it per host). Unset: DOWNLOAD_DELAY.
+SPITAG_HOST_DELAY = None

@@ -13,3 +13,7 @@ class BadInputError(SpitagError):
 
 class BackendUnavailableError(SpitagError):
     """A store or frontier backend cannot be reached or opened."""
+
+
+class FrontierUnavailableError(BackendUnavailableError):
+    """The frontier's server did not answer (restarting, network): try again later."""

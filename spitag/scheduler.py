@@ -11,7 +11,10 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
 * Leases are acknowledged when the store commits the item (``batch_stored``), or at
   once for requests that end without an item (``url_settled``); leases of downloads
   still running are renewed. On close, what was popped but not done is released.
-* ``has_pending_requests`` is true while anything is queued or leased by anyone.
+* ``has_pending_requests`` is true while anything is queued or leased by anyone, so a
+  worker does not quit while another's leases could still come back.
+* A frontier that stops answering (Redis restarting) is an outage, not a crash: pushes
+  and acks wait in memory and are retried with backoff, pops pause, the crawl goes on.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import reactor, task
 
 from spitag.config import CrawlConfig
+from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier
-from spitag.scoring import Strategy
+from spitag.politeness import host_delay_setting
 from spitag.signals import batch_stored, frontier_opened, url_settled
 from spitag.urls import host_of, redact, try_normalize
 
@@ -37,12 +41,15 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from spitag.frontier import Frontier
+    from spitag.scoring import Strategy
 
 logger = logging.getLogger(__name__)
 
 PUSH_INTERVAL = 0.2
 REAP_INTERVAL = 5.0
 CONTROL_INTERVAL = 1.0
+MAX_BACKOFF = 10.0
+IDLE_POLL = 0.5
 
 
 class FrontierScheduler(BaseScheduler):
@@ -54,7 +61,7 @@ class FrontierScheduler(BaseScheduler):
         self.lease_seconds = config.lease_seconds
         self.pop_batch = config.pop_batch
         self.politeness = Politeness(
-            delay=settings.getfloat("DOWNLOAD_DELAY"),
+            delay=host_delay_setting(settings),
             per_host=max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1),
         )
         self.host_weight = config.host_weight
@@ -67,11 +74,16 @@ class FrontierScheduler(BaseScheduler):
         self.spider: Spider | None = None
         self.combine = "max"
         self.pending: list[tuple[Entry, str]] = []
+        self.unacked: list[str] = []
         self.ready: deque[Entry] = deque()
         self.in_flight: dict[str, float] = {}  # leased by this process → when popped
         self.learnt: list[tuple[str, float]] = []
         self.loops: list[task.LoopingCall] = []
         self.wake_call: Any = None
+        self.down_since: float | None = None
+        self.retry_at = 0.0
+        self.backoff = 0.0
+        self.stopping = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FrontierScheduler:
@@ -107,9 +119,9 @@ class FrontierScheduler(BaseScheduler):
             self.stats.set_value("spitag/frontier/resumed", 1)
         if self.frontier.stop_requested():
             self.frontier.clear_stop()  # started again after `scrapy stop`: resume
-        self.start_urls_key = self.crawler.settings.get("REDIS_START_URLS_KEY", "%(name)s:start_urls") % {
-            "name": spider.name
-        }
+        self.start_urls_key = self.crawler.settings.get(
+            "REDIS_START_URLS_KEY", "%(name)s:start_urls"
+        ) % {"name": spider.name}
         signals_ = self.crawler.signals
         signals_.send_catch_log(frontier_opened, frontier=self.frontier)
         signals_.connect(self._on_batch_stored, signal=batch_stored)
@@ -133,15 +145,23 @@ class FrontierScheduler(BaseScheduler):
             self.wake_call.cancel()
         if self.frontier is None:
             return
-        self._flush()
+        self.retry_at = 0.0  # one last try, outage or not
+        self._guarded(self._flush)
         unfinished = list(self.in_flight)
-        released = self.frontier.release(unfinished) if unfinished else 0
+        released = self._call(self.frontier.release, unfinished, default=0) if unfinished else 0
         self.stats.inc_value("spitag/frontier/released", released)
-        counts = self.frontier.counts()
-        logger.info(
-            "frontier closed (%s): %d queued, %d leased, %d done; %d unfinished released",
-            reason, counts.queued, counts.leased, counts.done, released,
-        )
+        counts = self._call(self.frontier.counts, default=None)
+        if counts is not None:
+            logger.info(
+                "frontier closed (%s): %d queued, %d leased, %d done; %d unfinished released",
+                reason, counts.queued, counts.leased, counts.done, released,
+            )
+        if self.pending or self.unacked:
+            logger.warning(
+                "frontier unreachable at shutdown: %d discovered URLs not pushed, %d stored"
+                " URLs not acknowledged (their leases expire and are fetched again)",
+                len(self.pending), len(self.unacked),
+            )
         self.frontier.close()
 
     # -- the engine's side ---------------------------------------------------------
@@ -161,15 +181,15 @@ class FrontierScheduler(BaseScheduler):
         )
         self.pending.append((entry, meta.get("spitag_combine", self.combine)))
         if len(self.pending) >= 1000:
-            self._flush()
+            self._guarded(self._flush)
         return True
 
     def next_request(self) -> Request | None:
         if not self.ready:
-            self._flush()
-            popped = self.frontier.pop(self.pop_batch)
+            self._guarded(self._flush)
+            popped = self._call(self.frontier.pop, self.pop_batch, default=None)
             if not popped:
-                self._wake_when_ready()
+                self._wake_when_ready(outage=popped is None)
                 return None
             now = time.monotonic()
             for entry in popped:
@@ -179,13 +199,43 @@ class FrontierScheduler(BaseScheduler):
         return self._request(self.ready.popleft())
 
     def has_pending_requests(self) -> bool:
-        if self.ready or self.pending:
+        if self.ready or self.pending or self.unacked:
             return True
-        return self.frontier is not None and self.frontier.has_work()
+        if self.frontier is None:
+            return False
+        return bool(self._call(self.frontier.has_work, default=True))  # in an outage: wait
 
     def __len__(self) -> int:
-        counts = self.frontier.counts() if self.frontier is not None else None
+        counts = self._call(self.frontier.counts, default=None) if self.frontier else None
         return len(self.ready) + len(self.pending) + (counts.queued if counts else 0)
+
+    # -- outages -------------------------------------------------------------------
+    def _call(self, fn: Any, *args: Any, default: Any) -> Any:
+        """Run a frontier operation; in an outage, back off and return ``default``."""
+        if self.down_since is not None and time.monotonic() < self.retry_at:
+            return default
+        try:
+            result = fn(*args)
+        except FrontierUnavailableError as exc:
+            self._outage(exc)
+            return default
+        if self.down_since is not None:
+            logger.warning(
+                "frontier %s is back after %.1f s", redact(self.frontier_url),
+                time.monotonic() - self.down_since,
+            )
+            self.down_since = None
+            self.backoff = 0.0
+        return result
+
+    def _outage(self, exc: Exception) -> None:
+        now = time.monotonic()
+        if self.down_since is None:
+            self.down_since = now
+            logger.warning("%s; retrying with backoff, the crawl waits", exc)
+        self.stats.inc_value("spitag/frontier/outage_retries")
+        self.backoff = min(max(self.backoff * 2, 0.25), MAX_BACKOFF)
+        self.retry_at = now + self.backoff
 
     # -- internals -----------------------------------------------------------------
     def _request(self, entry: Entry) -> Request:
@@ -195,29 +245,43 @@ class FrontierScheduler(BaseScheduler):
         return Request(entry.url, priority=int(entry.priority), meta={"depth": entry.depth})
 
     def _flush(self) -> None:
-        if self.pending:
-            by_combine: dict[str, list[Entry]] = {}
-            for entry, combine in self.pending:
-                by_combine.setdefault(combine, []).append(entry)
-            self.pending = []
-            for combine, entries in by_combine.items():
-                result = self.frontier.push(entries, combine)
-                self.stats.inc_value("spitag/frontier/pushed", len(entries))
-                self.stats.inc_value("spitag/frontier/new", result.new)
-                self.stats.inc_value("spitag/frontier/raised", result.raised)
-                self.stats.inc_value("spitag/frontier/seen_done", result.ignored)
-        if self.learnt:
-            observations, self.learnt = self.learnt, []
-            for host, score in observations:
+        """Write buffered pushes, acks and host observations (kept on failure)."""
+        if self.down_since is not None and time.monotonic() < self.retry_at:
+            return
+        try:
+            while self.pending:
+                batch = self.pending[:1000]
+                by_combine: dict[str, list[Entry]] = {}
+                for entry, combine in batch:
+                    by_combine.setdefault(combine, []).append(entry)
+                for combine, entries in by_combine.items():
+                    result = self.frontier.push(entries, combine)
+                    self.stats.inc_value("spitag/frontier/pushed", len(entries))
+                    self.stats.inc_value("spitag/frontier/new", result.new)
+                    self.stats.inc_value("spitag/frontier/raised", result.raised)
+                    self.stats.inc_value("spitag/frontier/seen_done", result.ignored)
+                del self.pending[: len(batch)]  # pushes are idempotent: a replay is harmless
+            if self.unacked:
+                urls = self.unacked[:1000]
+                self.stats.inc_value("spitag/frontier/acked", self.frontier.ack(urls))
+                del self.unacked[: len(urls)]
+            while self.learnt:
+                host, score = self.learnt[0]
                 self.frontier.learn(host, score)
+                self.learnt.pop(0)
+        except FrontierUnavailableError as exc:
+            self._outage(exc)
+            return
+        if self.down_since is not None:
+            self._call(lambda: None, default=None)  # mark recovered
 
     def _ack(self, urls: list[str]) -> None:
         if not urls or self.frontier is None:
             return
-        acked = self.frontier.ack(urls)
         for url in urls:
             self.in_flight.pop(url, None)
-        self.stats.inc_value("spitag/frontier/acked", acked)
+        self.unacked.extend(urls)
+        self._flush()
         self._wake()
 
     def _on_batch_stored(self, urls: list[str], spider: Spider | None = None) -> None:
@@ -236,10 +300,10 @@ class FrontierScheduler(BaseScheduler):
         now = time.monotonic()
         alive = [u for u, t in self.in_flight.items() if now - t < self.max_fetch_seconds]
         if alive:
-            self.frontier.renew(alive)
+            self._call(self.frontier.renew, alive, default=0)
 
     def _reap(self) -> None:
-        reaped = self.frontier.reap()
+        reaped = self._call(self.frontier.reap, default=0)
         if reaped:
             self.stats.inc_value("spitag/frontier/reaped", reaped)
             logger.info("frontier: %d expired leases put back in the queue", reaped)
@@ -248,24 +312,19 @@ class FrontierScheduler(BaseScheduler):
     def _control(self) -> None:
         """``scrapy stop`` and seeds added to a running crawl (``scrapy inject``, or the
         scrapy-redis start-URLs list ``<spider>:start_urls`` on a Redis frontier)."""
-        if self.frontier.stop_requested():
+        if not self.stopping and self._call(self.frontier.stop_requested, default=False):
             logger.info("stop requested for crawl %s: stopping gracefully", self.frontier.crawl)
+            self.stopping = True
             deferred_from_coro(self.crawler.engine.close_spider_async(reason="stopped"))
-            for loop in self.loops:
-                if loop.running:
-                    loop.stop()
             return
-        taken = getattr(self.frontier, "take_start_urls", None)
-        if taken is None:
+        take = getattr(self.frontier, "take_start_urls", None)
+        if take is None:
             return
-        added = [u for u in (try_normalize(raw) for raw in taken(self.start_urls_key)) if u]
+        raw = self._call(take, self.start_urls_key, default=[])
+        added = [u for u in (try_normalize(r) for r in raw) if u]
         if added:
-            make = getattr(self.spider, "seed_request", None)
             for url in added:
-                if make is not None:
-                    self.enqueue_request(make(url))
-                else:
-                    self.enqueue_request(Request(url, meta={"depth": 0, "spitag_combine": "max"}))
+                self.enqueue_request(self.spider.seed_request(url))
             logger.info("%d seed(s) added from %s", len(added), self.start_urls_key)
             self.stats.inc_value("spitag/frontier/seeds_added", len(added))
             self._flush()
@@ -277,13 +336,18 @@ class FrontierScheduler(BaseScheduler):
         except Exception:
             logger.exception("frontier %s: %s failed", redact(self.frontier_url), work.__name__)
 
-    def _wake_when_ready(self) -> None:
-        """Arm one timer for the moment the next host becomes ready."""
+    def _wake_when_ready(self, outage: bool = False) -> None:
+        """Arm one timer for the moment the next host becomes ready (or a retry)."""
         if self.wake_call is not None and self.wake_call.active():
             return
-        delay = self.frontier.next_ready()
-        if delay is None:
-            return
+        if outage:
+            delay = max(self.retry_at - time.monotonic(), 0.05)
+        else:
+            delay = self._call(self.frontier.next_ready, default=1.0)
+            if delay is None:
+                # Nothing queued. Other workers' pages may still add work (or their
+                # leases come back): look again soon rather than at the 5 s heartbeat.
+                delay = IDLE_POLL
         self.wake_call = reactor.callLater(min(max(delay, 0.01), 5.0), self._wake)
 
     def _wake(self) -> None:

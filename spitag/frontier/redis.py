@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import redis
 
-from spitag.errors import BackendUnavailableError
+from spitag.errors import BackendUnavailableError, FrontierUnavailableError
 from spitag.frontier.base import Counts, Entry, Frontier, HostState, PushResult
 from spitag.urls import redact
 
@@ -288,6 +288,25 @@ def _parse_data(data: str, strategy: str | None) -> tuple[int, dict[str, Any] | 
     return int(depth or 0), reason
 
 
+TRANSIENT = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError)
+
+
+def _transient(method: Any) -> Any:
+    """Turn a lost connection into FrontierUnavailableError: the scheduler retries."""
+
+    def wrapper(self: RedisFrontier, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except TRANSIENT as exc:
+            raise FrontierUnavailableError(
+                f"frontier {redact(self.url)}: Redis unavailable: {redact(str(exc))}"
+            ) from None
+
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
 def connect(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30, health_check_interval=30)
 
@@ -322,6 +341,7 @@ class RedisFrontier(Frontier):
         host, member = encode_member(url)
         return f"{host}\t{member}"
 
+    @_transient
     def push(self, entries: Sequence[Entry], combine: str) -> PushResult:
         result = PushResult()
         args: list[Any] = [self.prefix, combine, self.host_weight, self.score_half]
@@ -333,6 +353,7 @@ class RedisFrontier(Frontier):
             result.new, result.raised, result.ignored = self._push(args=args)
         return result
 
+    @_transient
     def pop(self, n: int) -> list[Entry]:
         flat = self._pop(
             args=[
@@ -347,27 +368,33 @@ class RedisFrontier(Frontier):
             entries.append(Entry(decode_member(host, member), host, depth, float(prio), reason))
         return entries
 
+    @_transient
     def ack(self, urls: Sequence[str]) -> int:
         return int(self._ack(args=[self.prefix, *map(self._key, urls)])) if urls else 0
 
+    @_transient
     def release(self, urls: Sequence[str]) -> int:
         if not urls:
             return 0
         args = [self.prefix, self.owner, self.host_weight, self.score_half, "0", *map(self._key, urls)]
         return int(self._requeue(args=args))
 
+    @_transient
     def renew(self, urls: Sequence[str]) -> int:
         if not urls:
             return 0
         return int(self._renew(args=[self.prefix, self.owner, self.lease_seconds, *map(self._key, urls)]))
 
+    @_transient
     def reap(self) -> int:
         return int(self._requeue(args=[self.prefix, "", self.host_weight, self.score_half, "1"]))
 
+    @_transient
     def recover(self) -> int:
         """Nothing to do at once: a dead worker's leases expire and are reaped."""
         return 0
 
+    @_transient
     def has_work(self) -> bool:
         pipe = self.redis.pipeline(transaction=False)
         pipe.zcard(self.prefix + "hosts")
@@ -375,31 +402,39 @@ class RedisFrontier(Frontier):
         hosts, leases = pipe.execute()
         return bool(hosts or leases)
 
+    @_transient
     def next_ready(self) -> float | None:
         value = float(self._next_ready(args=[self.prefix]))
         return None if value < 0 else value
 
+    @_transient
     def acquire(self, host: str, delay: float) -> float:
         return float(self._acquire(args=[self.prefix, host, delay]))
 
+    @_transient
     def set_host_delay(self, host: str, delay: float) -> None:
         self.redis.hset(self.prefix + "delay", host, delay)
 
+    @_transient
     def host_delay(self, host: str) -> float:
         value = self.redis.hget(self.prefix + "delay", host)
         return self.politeness.delay if value is None else float(value)
 
+    @_transient
     def host_delays(self) -> dict[str, float]:
         return {h.decode(): float(d) for h, d in self.redis.hgetall(self.prefix + "delay").items()}
 
+    @_transient
     def learn(self, host: str, score: float) -> None:
         self._learn(args=[self.prefix, host, repr(float(score)), self.host_weight, self.score_half])
 
+    @_transient
     def counts(self) -> Counts:
         raw = self.redis.hgetall(self.prefix + "n")
         get = lambda k: int(raw.get(k.encode(), 0))  # noqa: E731
         return Counts(queued=get("q"), leased=get("l"), done=get("d"))
 
+    @_transient
     def hosts(self, limit: int = 50) -> list[HostState]:
         names = [h.decode() for h in self.redis.hkeys(self.prefix + "next")]
         names += [h.decode() for h in self.redis.zrange(self.prefix + "hosts", 0, -1)]
@@ -426,6 +461,7 @@ class RedisFrontier(Frontier):
         out.sort(key=lambda h: (-h.queued, h.host))
         return out[:limit]
 
+    @_transient
     def top(self, n: int = 20) -> list[Entry]:
         best: list[Entry] = []
         for raw_host in self.redis.zrevrange(self.prefix + "hosts", 0, max(n, 50) - 1):
@@ -438,17 +474,21 @@ class RedisFrontier(Frontier):
         best.sort(key=lambda e: -e.priority)
         return best[:n]
 
+    @_transient
     def take_start_urls(self, key: str, limit: int = 100) -> list[str]:
         """Pop seeds a user pushed to the scrapy-redis start-URLs list (``LPUSH key URL``)."""
         raw = self.redis.lpop(key, limit) or []
         return [r.decode("utf-8", "replace") for r in raw]
 
+    @_transient
     def request_stop(self) -> None:
         self.redis.set(self.prefix + "stop", time.time())
 
+    @_transient
     def stop_requested(self) -> bool:
         return bool(self.redis.exists(self.prefix + "stop"))
 
+    @_transient
     def clear_stop(self) -> None:
         self.redis.delete(self.prefix + "stop")
 

@@ -1,0 +1,187 @@
+"""Several workers, one Redis frontier: one crawl, nothing lost, politeness shared."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import redis
+
+from tests.support.redisserver import RedisServer
+from tests.support.sites import tree_paths, tree_site
+from tests.support.webserver import DictSite, Response, WebServer
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def worker(tmp: Path, name: str, frontier: str, server: WebServer, seeds: str, *extra: str,
+           crawl: str = "shared") -> subprocess.Popen:
+    cmd = [
+        sys.executable, "-m", "scrapy", "crawl", "spitag", "-a", f"seeds={seeds}", "-a", f"crawl={crawl}",
+        "-O", str(tmp / f"{name}.jsonl"),
+        "-s", f"SPITAG_STORE=sqlite:///{tmp}/{name}.db",
+        "-s", f"SPITAG_FRONTIER={frontier}",
+        *extra,
+    ]
+    env = {**os.environ, "http_proxy": server.proxy_url, "https_proxy": server.proxy_url}
+    env.pop("no_proxy", None)
+    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                            stderr=(tmp / f"{name}.log").open("wb"))
+
+
+def stored(tmp: Path, *names: str) -> set[str]:
+    urls: set[str] = set()
+    for name in names:
+        with sqlite3.connect(tmp / f"{name}.db") as conn:
+            urls |= {u for (u,) in conn.execute("SELECT url FROM url")}
+    return urls
+
+
+def working(tmp: Path, name: str) -> bool:
+    """The worker has committed pages of its own (both share the work)."""
+    try:
+        with sqlite3.connect(tmp / f"{name}.db") as conn:
+            return conn.execute("SELECT COUNT(*) FROM url").fetchone()[0] >= 20
+    except sqlite3.Error:
+        return False
+
+
+def pages_fetched(server: WebServer, host: str) -> Counter:
+    return Counter(e.path for e in server.log if e.host == host and e.path != "/robots.txt")
+
+
+def test_two_workers_one_killed_nothing_lost(redis_url: str, tmp_path: Path) -> None:
+    pages = 2000
+    with WebServer() as server:
+        server.add_site("big.test", tree_site(pages, fanout=10, delay=0.005))
+        extra = ("-s", "SPITAG_LEASE_SECONDS=5")
+        a = worker(tmp_path, "a", redis_url, server, "http://big.test/", *extra)
+        b = worker(tmp_path, "b", redis_url, server, "http://big.test/", *extra)
+        deadline = time.monotonic() + 120
+        while sum(pages_fetched(server, "big.test").values()) < 300 or not working(tmp_path, "a"):
+            assert time.monotonic() < deadline and a.poll() is None and b.poll() is None
+            time.sleep(0.02)
+        a.kill()  # SIGKILL after about 300 pages: its leases must come back
+        a.wait(30)
+        killed_at = time.monotonic()
+        time.sleep(0.3)  # answers to the dead worker's last requests are logged when sent
+        first_fetch = {}
+        for e in server.log:
+            first_fetch.setdefault(e.path, e.time)
+        assert b.wait(300) == 0
+        fetched = pages_fetched(server, "big.test")
+    expected = tree_paths(pages)
+    assert set(fetched) == expected, f"never fetched: {sorted(expected - set(fetched))[:10]}"
+    assert stored(tmp_path, "a", "b") == {f"http://big.test{p}" for p in expected}  # 0 lost
+    # Only leases in flight at the kill can be fetched twice.
+    assert sum(n - 1 for n in fetched.values()) <= 60
+    log = (tmp_path / "b.log").read_text()
+    assert "expired leases put back in the queue" in log
+    assert "Traceback" not in log
+
+
+def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_path: Path) -> None:
+    delay = 0.25
+    with WebServer() as server:
+        server.add_site("polite.test", tree_site(16, fanout=4))
+        args = ("-s", f"DOWNLOAD_DELAY={delay}", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8")
+        procs = [worker(tmp_path, n, redis_url, server, "http://polite.test/", *args) for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]  # both end by themselves
+        times = [e.time for e in server.log if e.host == "polite.test"]
+        fetched = pages_fetched(server, "polite.test")
+    assert set(fetched) == tree_paths(16) and max(fetched.values()) == 1  # each page once
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert min(gaps) >= delay - 0.02, f"two requests {min(gaps):.3f} s apart, delay {delay}"
+    assert stored(tmp_path, "a") and stored(tmp_path, "b")  # both did work
+
+
+def test_robots_crawl_delay_sets_the_shared_delay(redis_url: str, tmp_path: Path) -> None:
+    site = tree_site(6, fanout=5)
+    site.add("/robots.txt", Response.text("User-agent: *\nCrawl-delay: 0.4\n"))
+    with WebServer() as server:
+        server.add_site("slow.test", site)
+        procs = [worker(tmp_path, n, redis_url, server, "http://slow.test/") for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+        times = [e.time for e in server.log if e.host == "slow.test" and e.path != "/robots.txt"]
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert len(times) == len(tree_paths(6)) and min(gaps) >= 0.4 - 0.02
+    assert redis.Redis.from_url(redis_url).hget("spitag:shared:delay", "slow.test") == b"0.4"
+
+
+def test_stop_command_stops_every_worker_and_rerun_resumes(redis_url: str, tmp_path: Path) -> None:
+    with WebServer() as server:
+        server.add_site("long.test", tree_site(600, delay=0.05))
+        procs = [worker(tmp_path, n, redis_url, server, "http://long.test/", "-s", "CONCURRENT_REQUESTS=2")
+                 for n in "ab"]
+        while sum(pages_fetched(server, "long.test").values()) < 40:
+            time.sleep(0.05)
+        stop = subprocess.run(
+            [sys.executable, "-m", "scrapy", "stop", "-a", "crawl=shared", "-s", f"SPITAG_FRONTIER={redis_url}"],
+            cwd=REPO, capture_output=True, text=True, timeout=60,
+        )
+        assert stop.returncode == 0, stop.stderr
+        assert [p.wait(60) for p in procs] == [0, 0]
+        assert sum(pages_fetched(server, "long.test").values()) < 600
+        rerun = worker(tmp_path, "c", redis_url, server, "http://long.test/")
+        assert rerun.wait(180) == 0
+        fetched = pages_fetched(server, "long.test")
+    assert set(fetched) == tree_paths(600) and max(fetched.values()) == 1
+    assert "stop requested for crawl shared" in (tmp_path / "a.log").read_text()
+
+
+def test_seeds_reach_running_workers(redis_url: str, tmp_path: Path) -> None:
+    with WebServer() as server:
+        server.add_site("first.test", tree_site(150, delay=0.05))
+        server.add_site("second.test", tree_site(5))
+        server.add_site("third.test", tree_site(5))
+        proc = worker(tmp_path, "a", redis_url, server, "http://first.test/", "-s", "CONCURRENT_REQUESTS=2")
+        while sum(pages_fetched(server, "first.test").values()) < 10:
+            time.sleep(0.05)
+        inject = subprocess.run(
+            [sys.executable, "-m", "scrapy", "inject", "-a", "crawl=shared", "http://second.test/",
+             "-s", f"SPITAG_FRONTIER={redis_url}"],
+            cwd=REPO, capture_output=True, text=True, timeout=60,
+        )
+        assert inject.returncode == 0, inject.stderr
+        redis.Redis.from_url(redis_url).lpush("spitag:start_urls", "http://third.test/")
+        assert proc.wait(180) == 0
+        # the new seeds were crawled, links included (the scope widened to them)
+        assert set(pages_fetched(server, "second.test")) == tree_paths(5)
+        assert set(pages_fetched(server, "third.test")) == tree_paths(5)
+
+
+def test_redis_unreachable_at_start_is_one_clear_error(tmp_path: Path) -> None:
+    port = RedisServer().port  # free, nothing listening
+    run = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "spitag", "-a", "seeds=http://x.test/",
+         "-O", str(tmp_path / "out.jsonl"), "-s", f"SPITAG_FRONTIER=redis://:secret@127.0.0.1:{port}/0",
+         "-s", f"SPITAG_STORE=sqlite:///{tmp_path}/s.db"],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 3
+    errors = [line for line in run.stderr.splitlines() if line.startswith("spitag: error:")]
+    assert len(errors) == 1 and "Redis unreachable" in errors[0] and "secret" not in run.stderr
+    assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "s.db").exists()
+
+
+def test_redis_restart_mid_crawl_loses_nothing(tmp_path: Path) -> None:
+    with RedisServer(appendonly=True) as server_redis, WebServer() as server:
+        server.add_site("restart.test", tree_site(500, delay=0.02))
+        proc = worker(tmp_path, "a", server_redis.url, server, "http://restart.test/", "-s", "CONCURRENT_REQUESTS=4")
+        while sum(pages_fetched(server, "restart.test").values()) < 100:
+            assert proc.poll() is None
+            time.sleep(0.05)
+        server_redis.restart(down_seconds=2.0)
+        assert proc.wait(240) == 0
+        fetched = pages_fetched(server, "restart.test")
+    assert set(fetched) == tree_paths(500)
+    assert stored(tmp_path, "a") == {f"http://restart.test{p}" for p in tree_paths(500)}
+    log = (tmp_path / "a.log").read_text()
+    assert "Redis unavailable" in log and "is back after" in log
+    assert "Spider error processing" not in log
