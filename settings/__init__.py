@@ -75,7 +75,8 @@ SPITAG_MAX_LINK_NUM = _env("SPITAG_MAX_LINK_NUM", "100")
 # --- Frontier ------------------------------------------------------------------------
 SCHEDULER = "spitag.scheduler.FrontierScheduler"
 # sqlite:///path.db (embedded, the default) or redis://host:port/db (shared by workers).
-SPITAG_FRONTIER = _env("SPITAG_FRONTIER", "sqlite:///spitag-frontier.db")
+# REDIS_URL (the scrapy-redis convention) is taken when SPITAG_FRONTIER is not set.
+SPITAG_FRONTIER = _env("SPITAG_FRONTIER", _env("REDIS_URL", "sqlite:///spitag-frontier.db"))
 SPITAG_LEASE_SECONDS = _env("SPITAG_LEASE_SECONDS", "60")
 SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
 # spitag strategy: weight of what the crawl learnt of a host (its pages' mean semantic

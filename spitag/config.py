@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import os
+
+from scrapy.settings import SETTINGS_PRIORITIES
+
 from spitag.errors import BadInputError
 from spitag.store import BODY_FORMATS
 from spitag.urls import SCOPES
@@ -46,13 +50,22 @@ class CrawlConfig:
             max_page_size=_number(settings, "SPITAG_MAX_PAGE_SIZE", int, minimum=1024),
             max_links_per_page=_number(settings, "SPITAG_MAX_LINKS_PER_PAGE", int, minimum=1),
             max_url_length=_number(settings, "SPITAG_MAX_URL_LENGTH", int, minimum=16),
-            frontier_url=_text(settings, "SPITAG_FRONTIER"),
+            frontier_url=_frontier_url(settings),
             lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
             pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
         )
         _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
         return config
+
+
+def _frontier_url(settings: BaseSettings) -> str:
+    """``SPITAG_FRONTIER``, or scrapy-redis' ``REDIS_URL`` when only that one is given
+    (on the command line or in the environment: ``SPITAG_FRONTIER`` wins over it)."""
+    explicit = (settings.getpriority("SPITAG_FRONTIER") or 0) > SETTINGS_PRIORITIES["project"]
+    if not explicit and not os.environ.get("SPITAG_FRONTIER") and settings.get("REDIS_URL"):
+        return _text(settings, "REDIS_URL")
+    return _text(settings, "SPITAG_FRONTIER")
 
 
 def _text(settings: BaseSettings, name: str) -> str:
