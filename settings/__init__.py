@@ -43,6 +43,11 @@ SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 DOWNLOADER_MIDDLEWARES = {"spitag.politeness.PolitenessMiddleware": 990}
 
 ITEM_PIPELINES = {"pipelines.store.StorePipeline": 300}
+# Live progress: a log line every SPITAG_PROGRESS_INTERVAL seconds (0: none) and, on a
+# terminal, a live display: SPITAG_PROGRESS = auto (when stderr is a TTY) | on | off.
+EXTENSIONS = {"spitag.progress.Progress": 500}
+SPITAG_PROGRESS = _env("SPITAG_PROGRESS", "auto")
+SPITAG_PROGRESS_INTERVAL = _env("SPITAG_PROGRESS_INTERVAL", "60")
 FEED_EXPORT_ENCODING = "utf-8"
 
 TELNETCONSOLE_ENABLED = False
@@ -64,6 +69,20 @@ SPITAG_KEEP_DATA = _env("SPITAG_KEEP_DATA", "True")
 SPITAG_MAX_PAGE_SIZE = _env("SPITAG_MAX_PAGE_SIZE", "10485760")
 SPITAG_MAX_LINKS_PER_PAGE = _env("SPITAG_MAX_LINKS_PER_PAGE", "1000")
 SPITAG_MAX_URL_LENGTH = _env("SPITAG_MAX_URL_LENGTH", "2048")
+# Steering (all off until set; lists, comma-separated strings or @file, see spitag/filters.py).
+SPITAG_ALLOWED_DOMAINS = _env("SPITAG_ALLOWED_DOMAINS", "")
+SPITAG_FORBIDDEN_DOMAINS = _env("SPITAG_FORBIDDEN_DOMAINS", "")
+SPITAG_REGEX_RULES = _env("SPITAG_REGEX_RULES", "")
+SPITAG_PREFIX_RULES = _env("SPITAG_PREFIX_RULES", "")
+SPITAG_SUFFIX_RULES = _env("SPITAG_SUFFIX_RULES", "")
+SPITAG_MAX_DEPTH = _env("SPITAG_MAX_DEPTH", "")
+SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
+# Pages a crawl may fetch in all its runs together (Nutch's -topN); empty: no limit.
+SPITAG_PAGE_BUDGET = _env("SPITAG_PAGE_BUDGET", "")
+SPITAG_FOLLOW_NOFOLLOW = _env("SPITAG_FOLLOW_NOFOLLOW", "False")
+SPITAG_SESSION_PARAMS = None  # None: spitag.urls.SESSION_PARAMS
+SPITAG_TRAP_MAX_REPEATS = _env("SPITAG_TRAP_MAX_REPEATS", "3")
+SPITAG_TRAP_MAX_CHAIN = _env("SPITAG_TRAP_MAX_CHAIN", "30")
 # Scoring: spitag | opic | importance | bfs, and their knobs.
 SPITAG_STRATEGY = _env("SPITAG_STRATEGY", "spitag")
 SPITAG_SYNTAX_WEIGHTS: dict[str, float] = {}

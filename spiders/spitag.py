@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from functools import partial
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,8 @@ from spitag.record import failure_item, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
 from spitag.signals import url_settled
-from spitag.urls import Scope, host_of
+from spitag.filters import UrlFilter
+from spitag.urls import Scope, host_of, session_params, try_normalize
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
 logger = logging.getLogger(__name__)
+
+ROBOTS_FORBIDDEN = "Forbidden by robots.txt"  # RobotsTxtMiddleware's IgnoreRequest message
 
 
 def default_crawl_id(seeds: list[str]) -> str:
@@ -55,6 +59,9 @@ class SpitagSpider(scrapy.Spider):
         spider.strategy = strategy_from_settings(settings)
         spider.weights = syntax_weights(settings)
         spider.scope = Scope(spider.config.scope, spider.seed_urls)
+        spider.filter = UrlFilter.from_settings(settings, spider.scope)
+        spider.follow_nofollow = settings.getbool("SPITAG_FOLLOW_NOFOLLOW")
+        spider.normalize = partial(try_normalize, drop_params=session_params(settings))
         return spider
 
     @property
@@ -110,6 +117,8 @@ class SpitagSpider(scrapy.Spider):
             keep_data=self.config.keep_data,
             max_page_size=self.config.max_page_size,
             max_links=self.config.max_links_per_page,
+            follow_nofollow=self.follow_nofollow,
+            normalize=self.normalize,
         )
         if profile is not None:
             item["score"] = semantic_score(item["semantic"], self.weights)
@@ -121,7 +130,7 @@ class SpitagSpider(scrapy.Spider):
         if item["redirect_to"] and 300 <= response.status < 400:
             # A redirect is not a page: its target takes its place, same layer, same priority.
             target = item["redirect_to"]
-            if self._may_follow(target):
+            if self._may_follow(target, depth):
                 reason = {"strategy": self.strategy.name, "redirect_from": item["url"]}
                 yield self.make_request(
                     target,
@@ -141,8 +150,10 @@ class SpitagSpider(scrapy.Spider):
             outlinks=item["outlinks"],
         )
         reason = self.strategy.reason(parent)
+        if item["robots"] and "nofollow" in item["robots"]:
+            self.stats.inc_value("spitag/robots/nofollow")
         for url in item["links"]:
-            if self._may_follow(url):
+            if self._may_follow(url, depth + 1):
                 yield self.make_request(
                     url,
                     depth=depth + 1,
@@ -150,28 +161,27 @@ class SpitagSpider(scrapy.Spider):
                     reason=reason,
                 )
 
-    def _may_follow(self, url: str) -> bool:
-        if len(url) > self.config.max_url_length:
-            self.stats.inc_value("spitag/filtered/url_length")
-            return False
-        if not self.scope.allows(url):
-            self.stats.inc_value("spitag/filtered/scope")
-            return False
-        return True
+    def _may_follow(self, url: str, depth: int) -> bool:
+        reason = self.filter.reason(url, depth)
+        if reason is None:
+            return True
+        self.stats.inc_value(f"spitag/filtered/{reason}")
+        return False
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
         request = failure.request
-        if failure.check(IgnoreRequest):
-            # Forbidden by robots.txt or dropped by a middleware: never requested.
-            self.stats.inc_value("spitag/ignored")
-            logger.debug("ignored %s: %s", request.url, failure.value)
-            self.crawler.signals.send_catch_log(
-                url_settled, url=request.meta.get("spitag_url", request.url), spider=self
-            )
+        url = request.meta.get("spitag_url", request.url)
+        if failure.check(IgnoreRequest) and ROBOTS_FORBIDDEN in str(failure.value):
+            # Never requested: robots.txt forbids it. Done, with no URL row.
+            self.stats.inc_value("spitag/filtered/robots")
+            logger.debug("forbidden by robots.txt: %s", url)
+            self.crawler.signals.send_catch_log(url_settled, url=url, spider=self)
             return
+        # Requested but no usable response: timeouts, refused connections, bodies over
+        # DOWNLOAD_MAXSIZE, decompression bombs... recorded with their reason.
         item = failure_item(request, failure, self.crawl_id)
         self.stats.inc_value(f"spitag/errors/{type(failure.value).__name__}")
-        logger.info("failed %s: %s", request.url, item["error"])
+        logger.info("failed %s: %s", url, item["error"])
         yield item
 
     def _count(self, item: Any, profile: Any) -> None:

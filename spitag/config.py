@@ -56,6 +56,8 @@ class CrawlConfig:
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
         )
         _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
+        if settings.get("SPITAG_PAGE_BUDGET") not in (None, ""):
+            _number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)
         return config
 
 

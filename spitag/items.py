@@ -33,6 +33,7 @@ class PageItem(scrapy.Item):
     outlinks = scrapy.Field()        # number of distinct http(s) links on the page
     links = scrapy.Field()           # those links, normalized (at most SPITAG_MAX_LINKS_PER_PAGE)
     redirect_to = scrapy.Field()     # Location of a 3xx, or a meta refresh target
-    canonical = scrapy.Field()
+    canonical = scrapy.Field()       # <link rel="canonical"> of the page, normalized
+    robots = scrapy.Field()          # noindex / nofollow from robots <meta> or X-Robots-Tag
     expires = scrapy.Field()         # from Cache-Control max-age / Expires, ISO 8601 UTC
     body = scrapy.Field()            # internal: decoded text (str) or raw bytes for binary

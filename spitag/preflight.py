@@ -16,7 +16,8 @@ from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.scoring import strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
 from spitag.store import sqlite_path
-from spitag.urls import redact
+from spitag.filters import UrlFilter
+from spitag.urls import Scope, redact
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -27,10 +28,11 @@ FRONTIER_SCHEMES = ("sqlite", "redis", "rediss", "unix")
 
 def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     """Validate seeds, settings and strategy; BadInputError names what is wrong."""
-    load_seeds(spargs.get("seeds"))
+    seeds = load_seeds(spargs.get("seeds"))
     config = CrawlConfig.from_settings(settings)
     strategy_from_settings(settings)
     syntax_weights(settings)
+    UrlFilter.from_settings(settings, Scope(config.scope, seeds))
     check_backend_url("SPITAG_FRONTIER", config.frontier_url, FRONTIER_SCHEMES)
     check_backend_url("SPITAG_STORE", config.store_url, STORE_SCHEMES)
     return config

@@ -11,7 +11,7 @@ import logging
 import time
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy.http import TextResponse
 
@@ -98,13 +98,43 @@ def base_item(request: Request, crawl: str) -> PageItem:
         redirect_to=None,
         canonical=None,
         expires=None,
+        robots=None,
     )
 
 
+def robots_directives(response: Response, profile: Profile | None) -> set[str]:
+    """noindex / nofollow / none… from ``<meta name="robots">`` and ``X-Robots-Tag``."""
+    values = [v.decode("latin-1") for v in response.headers.getlist(b"X-Robots-Tag")]
+    if profile is not None and profile.robots:
+        values.append(profile.robots)
+    directives: set[str] = set()
+    for value in values:
+        for token in value.lower().replace(";", ",").split(","):
+            token = token.strip().rsplit(":", 1)[-1].strip()  # "googlebot: noindex" → noindex
+            if token == "none":
+                directives |= {"noindex", "nofollow"}
+            elif token:
+                directives.add(token)
+    return directives
+
+
 def response_item(
-    response: Response, crawl: str, *, keep_data: bool, max_page_size: int, max_links: int
+    response: Response,
+    crawl: str,
+    *,
+    keep_data: bool,
+    max_page_size: int,
+    max_links: int,
+    follow_nofollow: bool = False,
+    normalize: Callable[[str], str | None] = try_normalize,
 ) -> tuple[PageItem, Profile | None]:
-    """The item of a response of any status and type, and its profile if it is HTML."""
+    """The item of a response of any status and type, and its profile if it is HTML.
+
+    ``links`` are the page's outlinks, normalized, each once; without
+    ``follow_nofollow`` links marked ``rel="nofollow"`` are left out, and a page whose
+    robots directives say ``nofollow`` gives none. ``noindex`` keeps the URL row but
+    not the page's body or extracted data.
+    """
     item = base_item(response.request, crawl)
     fetched = datetime.now(timezone.utc)
     body = response.body
@@ -132,19 +162,23 @@ def response_item(
         item["body"] = body
     if 300 <= response.status < 400 and b"Location" in response.headers:
         location = response.headers[b"Location"].decode("latin-1")
-        item["redirect_to"] = try_normalize(response.urljoin(location))
+        item["redirect_to"] = normalize(response.urljoin(location))
+    directives = robots_directives(response, profile)
+    item["robots"] = sorted(directives & {"noindex", "nofollow"}) or None
     if profile is not None:
-        links = _distinct_links(profile)
+        links = _distinct_links(profile, normalize, follow_nofollow)
         item.update(
             title=profile.title,
             semantic=profile.counts,
-            data=profile.data if keep_data else {},
+            data=profile.data if keep_data and "noindex" not in directives else {},
             outlinks=len(links),
-            links=links[:max_links],
-            canonical=try_normalize(profile.canonical) if profile.canonical else None,
+            links=[] if "nofollow" in directives else links[:max_links],
+            canonical=normalize(profile.canonical) if profile.canonical else None,
         )
         if profile.refresh and not item["redirect_to"]:
-            item["redirect_to"] = try_normalize(profile.refresh)
+            item["redirect_to"] = normalize(profile.refresh)
+    if "noindex" in directives:
+        item["body"] = None
     return item, profile
 
 
@@ -158,15 +192,19 @@ def _profile(response: TextResponse, body: bytes, max_page_size: int, keep_data:
     return profile
 
 
-def _distinct_links(profile: Profile) -> list[str]:
+def _distinct_links(
+    profile: Profile, normalize: Callable[[str], str | None], follow_nofollow: bool
+) -> list[str]:
     """The page's http(s) links, normalized, each once, in document order."""
     seen: dict[str, None] = {}
-    for href, _rel in profile.links:
-        url = try_normalize(href)
+    for href, rel in profile.links:
+        if not follow_nofollow and "nofollow" in rel.split():
+            continue
+        url = normalize(href)
         if url is not None:
             seen.setdefault(url, None)
     if profile.refresh:
-        url = try_normalize(profile.refresh)
+        url = normalize(profile.refresh)
         if url is not None:
             seen.setdefault(url, None)
     return list(seen)

@@ -84,6 +84,10 @@ class FrontierScheduler(BaseScheduler):
         self.retry_at = 0.0
         self.backoff = 0.0
         self.stopping = False
+        # Nutch's -topN: pages fetched by the crawl, all its runs together.
+        budget = settings.get("SPITAG_PAGE_BUDGET")
+        self.budget: int | None = int(budget) if budget not in (None, "", "0", 0) else None
+        self.budget_left: int | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> FrontierScheduler:
@@ -117,6 +121,9 @@ class FrontierScheduler(BaseScheduler):
         )
         if counts.done or counts.queued:
             self.stats.set_value("spitag/frontier/resumed", 1)
+        if self.budget is not None:
+            self.budget_left = max(self.budget - counts.done - counts.leased, 0)
+            logger.info("page budget %d: %d left for this run", self.budget, self.budget_left)
         if self.frontier.stop_requested():
             self.frontier.clear_stop()  # started again after `scrapy stop`: resume
         self.start_urls_key = self.crawler.settings.get(
@@ -187,7 +194,11 @@ class FrontierScheduler(BaseScheduler):
     def next_request(self) -> Request | None:
         if not self.ready:
             self._guarded(self._flush)
-            popped = self._call(self.frontier.pop, self.pop_batch, default=None)
+            want = self.pop_batch if self.budget_left is None else min(self.pop_batch, self.budget_left)
+            if want <= 0:
+                self._budget_spent()
+                return None
+            popped = self._call(self.frontier.pop, want, default=None)
             if not popped:
                 self._wake_when_ready(outage=popped is None)
                 return None
@@ -196,11 +207,15 @@ class FrontierScheduler(BaseScheduler):
                 self.in_flight[entry.url] = now
             self.ready.extend(popped)
             self.stats.inc_value("spitag/frontier/popped", len(popped))
+            if self.budget_left is not None:
+                self.budget_left -= len(popped)
         return self._request(self.ready.popleft())
 
     def has_pending_requests(self) -> bool:
         if self.ready or self.pending or self.unacked:
             return True
+        if self.budget_left is not None and self.budget_left <= 0:
+            return False  # the budget is spent: what is still queued waits for a bigger one
         if self.frontier is None:
             return False
         return bool(self._call(self.frontier.has_work, default=True))  # in an outage: wait
@@ -208,6 +223,11 @@ class FrontierScheduler(BaseScheduler):
     def __len__(self) -> int:
         counts = self._call(self.frontier.counts, default=None) if self.frontier else None
         return len(self.ready) + len(self.pending) + (counts.queued if counts else 0)
+
+    def _budget_spent(self) -> None:
+        if not self.stats.get_value("spitag/frontier/budget_spent"):
+            self.stats.set_value("spitag/frontier/budget_spent", 1)
+            logger.info("page budget of %d reached: no more pages are popped", self.budget)
 
     # -- outages -------------------------------------------------------------------
     def _call(self, fn: Any, *args: Any, default: Any) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from functools import lru_cache
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import tldextract
@@ -31,8 +32,20 @@ class BadURLError(ValueError):
     """The text is not an absolute http(s) URL SpiTag can crawl."""
 
 
-def normalize_url(url: str) -> str:
-    """Return the one spelling SpiTag uses for ``url``; raise BadURLError if unusable."""
+# Query parameters that carry a session, not a page (``SPITAG_SESSION_PARAMS``).
+SESSION_PARAMS = frozenset(
+    {"jsessionid", "phpsessid", "aspsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken", "zenid"}
+)
+_PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid|sessionid|sid)=[^/?#]*", re.I)
+
+
+def normalize_url(url: str, drop_params: frozenset[str] = SESSION_PARAMS) -> str:
+    """Return the one spelling SpiTag uses for ``url``; raise BadURLError if unusable.
+
+    Session ids are removed — query parameters named in ``drop_params`` (matched
+    case-insensitively) and ``;jsessionid=…``-style path parameters — so that one
+    page is never queued twice under two spellings.
+    """
     text = url.strip()
     try:
         parts = urlsplit(text)
@@ -52,17 +65,23 @@ def normalize_url(url: str) -> str:
     except (ValueError, UnicodeError) as exc:
         raise BadURLError(f"unparsable URL {url!r}: {exc}") from None
     parts = urlsplit(canonical)
+    path, query = parts.path, parts.query
+    if ";" in path:
+        path = _PATH_SESSION.sub("", path)
+    if query and drop_params:
+        kept = [p for p in query.split("&") if p.split("=", 1)[0].lower() not in drop_params]
+        query = "&".join(kept)
     host = (parts.hostname or "").rstrip(".").lower()
     if ":" in host:  # IPv6 literal
         host = f"[{host}]"
     netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+    return urlunsplit((scheme, netloc, path or "/", query, ""))
 
 
-def try_normalize(url: str) -> str | None:
+def try_normalize(url: str, drop_params: frozenset[str] = SESSION_PARAMS) -> str | None:
     """normalize_url, or None for a URL not worth crawling (links on pages are untrusted)."""
     try:
-        return normalize_url(url)
+        return normalize_url(url, drop_params)
     except BadURLError:
         return None
 
@@ -84,7 +103,12 @@ def registered_domain(host: str) -> str:
     parts = _extract(host)
     if parts.domain and parts.suffix:
         return f"{parts.domain}.{parts.suffix}"
-    return host  # a bare suffix, "localhost" or a private name: the host itself
+    labels = host.split(".")
+    if not parts.suffix and len(labels) >= 2:
+        # A top-level name the public-suffix list does not know (.test, .internal):
+        # treat it like a TLD, so www.site.test and news.site.test share site.test.
+        return ".".join(labels[-2:])
+    return host  # a bare suffix or a single label ("localhost"): the host itself
 
 
 class Scope:
@@ -125,3 +149,12 @@ _CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):
 def redact(text: str) -> str:
     """A backend URL, or any message holding one, fit for logs: passwords become ``***``."""
     return _CREDENTIALS.sub(r"\g<scheme>\g<user>:***@", text)
+
+
+def session_params(settings: Any) -> frozenset[str]:
+    """``SPITAG_SESSION_PARAMS`` (names of query parameters dropped as session ids)."""
+    value = settings.get("SPITAG_SESSION_PARAMS")
+    if value is None:
+        return SESSION_PARAMS
+    names = value.split(",") if isinstance(value, str) else list(value)
+    return frozenset(str(n).strip().lower() for n in names if str(n).strip())

@@ -35,6 +35,7 @@ def test_registered_domain_uses_bundled_suffix_list() -> None:
     assert registered_domain("flink.apache.org") == "apache.org"
     assert registered_domain("127.0.0.1") == "127.0.0.1"
     assert registered_domain("localhost") == "localhost"
+    assert registered_domain("www.site.test") == "site.test"  # unknown TLD: last two labels
 
 
 def test_scope_modes() -> None:

@@ -1,0 +1,80 @@
+"""URL filters and the trap guard, on hand-made cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scrapy.settings import Settings
+
+from spitag.errors import BadInputError
+from spitag.filters import TrapGuard, UrlFilter, read_rules
+from spitag.urls import Scope
+
+
+def make(**kw) -> UrlFilter:
+    return UrlFilter(Scope("domain", ["http://www.site.test/"]), **kw)
+
+
+def test_scope_and_length() -> None:
+    f = make(max_url_length=40)
+    assert f.reason("http://news.site.test/a", 1) is None
+    assert f.reason("http://other.test/", 1) == "scope"
+    assert f.reason("http://www.site.test/" + "x" * 40, 1) == "url_length"
+
+
+def test_domain_lists_cover_subdomains() -> None:
+    f = make(forbidden_domains=["ads.site.test"])
+    assert f.reason("http://x.ads.site.test/", 1) == "forbidden_domain"
+    assert f.reason("http://www.site.test/", 1) is None
+    allowed = make(allowed_domains=["other.test"])  # replaces the seed scope
+    assert allowed.reason("http://a.other.test/", 1) is None
+    assert allowed.reason("http://www.site.test/", 1) == "not_allowed_domain"
+
+
+def test_nutch_style_rules(tmp_path: Path) -> None:
+    rules = tmp_path / "regex-urlfilter.txt"
+    rules.write_text("# skip queries\n-[?*!@=]\n+^http://www\\.site\\.test/\n")
+    f = make(regex_rules=read_rules("SPITAG_REGEX_RULES", f"@{rules}"), suffixes=[".zip", ".JPG"],
+             prefixes=["http://www.site.test/"])
+    assert f.reason("http://www.site.test/a", 1) is None
+    assert f.reason("http://www.site.test/a?b=1", 1) == "regex"  # first match wins
+    assert f.reason("http://www.site.test/photo.jpg", 1) == "suffix"
+    assert f.reason("http://news.site.test/a", 1) == "prefix"
+    no_match = make(regex_rules=["+^https://"])
+    assert no_match.reason("http://www.site.test/", 1) == "regex"  # no rule matched
+    with pytest.raises(BadInputError, match="starts with"):
+        make(regex_rules=["[bad"])
+
+
+def test_limits() -> None:
+    f = make(max_depth=2, max_pages_per_host=2)
+    assert f.reason("http://www.site.test/deep", 3) == "depth"
+    assert f.reason("http://www.site.test/1", 1) is None
+    assert f.reason("http://www.site.test/1", 1) is None  # the same URL again is not a new page
+    assert f.reason("http://www.site.test/2", 1) is None
+    assert f.reason("http://www.site.test/3", 1) == "host_limit"
+
+
+def test_trap_guard() -> None:
+    guard = TrapGuard(max_repeats=3, max_chain=5)
+    assert guard.reason("http://a.test/a/a/b", 1) is None
+    assert guard.reason("http://a.test/a/a/a/b", 1) == "trap_repeat"
+    # a calendar: one shape, ever deeper
+    verdicts = [guard.reason(f"http://a.test/cal?y=2026&m={m}", m) for m in range(1, 12)]
+    assert verdicts[:6] == [None] * 6 and set(verdicts[6:]) == {"trap_chain"}
+    # numbered pages found a layer or two below their index: never stopped
+    assert all(guard.reason(f"http://a.test/p/{i}.html", 2 + i % 2) is None for i in range(5000))
+
+
+def test_from_settings_reports_bad_values() -> None:
+    s = Settings()
+    s.setmodule("settings", priority="project")
+    UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))
+    s.set("SPITAG_MAX_DEPTH", "deep", priority="cmdline")
+    with pytest.raises(BadInputError, match="SPITAG_MAX_DEPTH"):
+        UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))
+    s.set("SPITAG_MAX_DEPTH", "", priority="cmdline")
+    s.set("SPITAG_REGEX_RULES", "@/nonexistent/rules.txt", priority="cmdline")
+    with pytest.raises(BadInputError, match="cannot read rule file"):
+        UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))

@@ -1,0 +1,143 @@
+"""Steering a crawl against real local servers: traps, robots directives, limits, budget."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from tests.support.sites import tree_paths, tree_site
+from tests.support.webserver import DictSite, Response, WebServer
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def crawl(tmp: Path, server: WebServer, seeds: str, *settings: str, crawl_name: str = "c",
+          out: str = "out.jsonl") -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "spitag", "-a", f"seeds={seeds}", "-a", f"crawl={crawl_name}",
+           "-O", str(tmp / out), "-s", f"SPITAG_STORE=sqlite:///{tmp}/store.db",
+           "-s", f"SPITAG_FRONTIER=sqlite:///{tmp}/frontier.db"]
+    for setting in settings:
+        cmd += ["-s", setting]
+    env = {**os.environ, "http_proxy": server.proxy_url, "https_proxy": server.proxy_url}
+    env.pop("no_proxy", None)
+    run = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Spider error processing" not in run.stderr and "Traceback" not in run.stderr
+    return run
+
+
+def fetched(server: WebServer, host: str) -> Counter:
+    return Counter(e.path for e in server.log if e.host == host and e.path != "/robots.txt")
+
+
+class Calendar:
+    """An infinite calendar: every month links to the next and the previous one."""
+
+    def respond(self, target: str) -> Response:
+        q = parse_qs(urlsplit(target).query)
+        month = int(q.get("m", ["0"])[0])
+        return Response.html(
+            f'<html><head><title>Month {month}</title></head><body>'
+            f'<a href="/cal?m={month + 1}">next</a> <a href="/cal?m={month - 1}">previous</a></body></html>'
+        )
+
+
+class Sessions:
+    """Every link carries a fresh session id, in the query and in the path."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def respond(self, target: str) -> Response:
+        self.n += 1
+        page = urlsplit(target).path.split(";")[0]
+        links = "".join(
+            f'<a href="/page{i};jsessionid={self.n}x{i}?sessionid={self.n}{i}&amp;PHPSESSID=z{self.n}">p{i}</a>'
+            for i in range(3)
+        )
+        return Response.html(f"<html><body><h1>{page}</h1>{links}</body></html>")
+
+
+class Growing:
+    """A relative link that makes every path longer: /a/ → /a/a/ → /a/a/a/ …"""
+
+    def respond(self, target: str) -> Response:
+        return Response.html('<html><body><a href="a/">deeper</a> <a href="b/">other</a></body></html>')
+
+
+def test_traps_are_bounded_and_a_large_ordinary_site_is_crawled_whole(tmp_path: Path) -> None:
+    with WebServer() as server:
+        server.add_site("cal.test", Calendar())
+        server.add_site("sess.test", Sessions())
+        server.add_site("grow.test", Growing())
+        server.add_site("big.test", tree_site(5000, fanout=40))
+        run = crawl(tmp_path, server, "http://cal.test/cal?m=0,http://sess.test/,http://grow.test/a/,http://big.test/",
+                    "SPITAG_STRATEGY=bfs")
+        cal, sess, grow, big = (fetched(server, h) for h in ("cal.test", "sess.test", "grow.test", "big.test"))
+    assert 20 <= len(cal) <= 70, len(cal)  # ~ the chain limit (30) in each direction
+    assert set(sess) == {"/", "/page0", "/page1", "/page2"}  # session ids removed: 4 pages
+    assert max(max(Counter(p.strip("/").split("/")).values()) for p in grow) <= 2 and len(grow) <= 16
+    assert set(big) == tree_paths(5000)  # every one of 5,000 numbered pages
+    stats = run.stderr
+    assert "'spitag/filtered/trap_chain'" in stats and "'spitag/filtered/trap_repeat'" in stats
+
+
+def test_robots_directives_and_nofollow_links(tmp_path: Path) -> None:
+    site = DictSite()
+    site.add("/", Response.html(
+        '<html><body><a href="/meta">m</a> <a href="/header">h</a> <a href="/noidx">n</a>'
+        ' <a rel="nofollow" href="/sponsored">s</a> <a href="/ok">ok</a></body></html>'))
+    site.add("/meta", Response.html(
+        '<html><head><meta name="robots" content="NOFOLLOW"></head><body><a href="/from-meta">x</a></body></html>'))
+    site.add("/header", Response.html('<html><body><a href="/from-header">x</a></body></html>',
+                                      headers={"X-Robots-Tag": "googlebot: none"}))
+    site.add("/noidx", Response.html(
+        '<html><head><meta name="robots" content="noindex"><script type="application/ld+json">'
+        '{"@type": "Thing"}</script></head><body><a href="/from-noindex">x</a></body></html>'))
+    for path in ("/ok", "/from-meta", "/from-header", "/from-noindex", "/sponsored"):
+        site.add(path, Response.html(f"<html><body>{path}</body></html>"))
+    with WebServer() as server:
+        server.add_site("robots.test", site)
+        crawl(tmp_path, server, "http://robots.test/")
+        got = set(fetched(server, "robots.test"))
+    assert got == {"/", "/meta", "/header", "/noidx", "/ok", "/from-noindex"}
+    items = {json.loads(line)["url"]: json.loads(line) for line in (tmp_path / "out.jsonl").open()}
+    assert items["http://robots.test/meta"]["robots"] == ["nofollow"]
+    assert items["http://robots.test/header"]["robots"] == ["nofollow", "noindex"]
+    noindex = items["http://robots.test/noidx"]
+    assert noindex["robots"] == ["noindex"] and noindex["data"] == {}
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        data, structured = conn.execute(
+            "SELECT p.data, p.structured FROM url u JOIN page p ON p.id = u.page_id WHERE u.url = ?",
+            ("http://robots.test/noidx",)).fetchone()
+    assert data is None and structured is None
+
+
+def test_depth_and_host_limits(tmp_path: Path) -> None:
+    with WebServer() as server:
+        server.add_site("deep.test", tree_site(200, fanout=4))
+        server.add_site("wide.test", tree_site(200, fanout=50))
+        crawl(tmp_path, server, "http://deep.test/", "SPITAG_MAX_DEPTH=2", crawl_name="d")
+        crawl(tmp_path, server, "http://wide.test/", "SPITAG_MAX_PAGES_PER_HOST=10", crawl_name="w")
+        deep, wide = fetched(server, "deep.test"), fetched(server, "wide.test")
+    assert set(deep) == {"/"} | {f"/p/{i}.html" for i in range(1, 21)}  # layers 0, 1, 2
+    assert len(wide) == 11  # the seed, then 10 more scheduled
+
+
+def test_page_budget_survives_resumes(tmp_path: Path) -> None:
+    with WebServer() as server:
+        server.add_site("budget.test", tree_site(300))
+        crawl(tmp_path, server, "http://budget.test/", "SPITAG_PAGE_BUDGET=40", out="run1.jsonl")
+        first = sum(fetched(server, "budget.test").values())
+        crawl(tmp_path, server, "http://budget.test/", "SPITAG_PAGE_BUDGET=40", out="run2.jsonl")
+        second = sum(fetched(server, "budget.test").values())
+        crawl(tmp_path, server, "http://budget.test/", "SPITAG_PAGE_BUDGET=60", out="run3.jsonl")
+        third = fetched(server, "budget.test")
+    assert first == 40 and second == 40  # the rerun finds the budget spent
+    assert sum(third.values()) == 60 and max(third.values()) == 1
