@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from scrapy.http import TextResponse
 
 from spitag.digest import md5_hex, md5dia_hex
+from spitag.encoding import decode_text
 from spitag.extract import Profile, empty_profile, parse_html, profile_tree
 from spitag.items import PageItem
 from spitag.urls import try_normalize
@@ -148,15 +149,16 @@ def response_item(
     )
     profile: Profile | None = None
     if isinstance(response, TextResponse):
-        item["encoding"] = response.encoding
+        decoded, encoding = decode_text(response)
+        item["encoding"] = encoding
         if is_html(response, content_type) and 200 <= response.status < 300:
-            profile = _profile(response, body, max_page_size, keep_data)
+            profile = _profile(response, body, encoding, max_page_size, keep_data)
             item["truncated"] = len(body) > max_page_size
             text = profile.text
         else:
-            text = response.text
+            text = decoded
         item["md5dia"] = md5dia_hex(text)
-        item["body"] = response.text
+        item["body"] = decoded
     else:
         item["md5dia"] = item["md5"]  # binary: no text, so no accent-free copy either
         item["body"] = body
@@ -182,9 +184,11 @@ def response_item(
     return item, profile
 
 
-def _profile(response: TextResponse, body: bytes, max_page_size: int, keep_data: bool) -> Profile:
+def _profile(
+    response: TextResponse, body: bytes, encoding: str, max_page_size: int, keep_data: bool
+) -> Profile:
     started = time.perf_counter()
-    tree = parse_html(body[:max_page_size], response.encoding)
+    tree = parse_html(body[:max_page_size], encoding)
     if tree is None:
         return empty_profile()
     profile = profile_tree(tree, response.url, keep_data=keep_data)
