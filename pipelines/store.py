@@ -12,12 +12,13 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from twisted.internet import defer, reactor, task
+from twisted.internet import defer, task
 from twisted.internet.threads import deferToThreadPool
 from twisted.python.threadpool import ThreadPool
 
 from scrapy.utils.defer import maybe_deferred_to_future
 
+from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.signals import batch_stored
 from spitag.store import open_store
@@ -70,7 +71,7 @@ class StorePipeline:
         if self.writing is not None or not self.buffer:
             return self.writing
         batch, self.buffer = self.buffer, []
-        self.writing = deferToThreadPool(reactor, self.pool, self.store.write, batch)
+        self.writing = deferToThreadPool(running_reactor(), self.pool, self.store.write, batch)
         self.writing.addCallbacks(self._stored, self._failed, errbackArgs=(batch,))
         return self.writing
 
@@ -82,6 +83,7 @@ class StorePipeline:
         self.stats.inc_value("spitag/store/pages_new", result.pages_new)
         self.stats.inc_value("spitag/store/pages_duplicate", result.pages_seen)
         self.stats.inc_value("spitag/store/links_new", result.links_new)
+        self.stats.inc_value("spitag/store/rejected", len(result.rejected))  # refused by the database, skipped
         self.crawler.signals.send_catch_log(batch_stored, urls=result.urls, spider=self.crawler.spider)
 
     def _failed(self, failure: Any, batch: list[dict[str, Any]]) -> None:
@@ -93,7 +95,7 @@ class StorePipeline:
             "store %s: writing %d records failed (%s); retrying in %.1f s",
             redact(self.config.store_url), len(batch), failure.getErrorMessage(), self.backoff,
         )
-        self.writing = task.deferLater(reactor, self.backoff, lambda: None)
+        self.writing = task.deferLater(running_reactor(), self.backoff, lambda: None)
         self.writing.addCallback(self._retry)
 
     def _retry(self, _: Any) -> None:

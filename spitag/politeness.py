@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
-from twisted.internet import reactor, task
+from twisted.internet import task
 
+from spitag.aio import running_reactor
 from spitag.signals import frontier_opened
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class PolitenessMiddleware:
             if wait <= 0:
                 break
             waited += wait
-            await maybe_deferred_to_future(task.deferLater(reactor, wait, lambda: None))
+            await maybe_deferred_to_future(task.deferLater(running_reactor(), wait, lambda: None))
         if waited:
             self.crawler.stats.inc_value("spitag/politeness/waited_ms", int(waited * 1000))
         return None

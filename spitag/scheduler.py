@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request, signals
 from scrapy.core.scheduler import BaseScheduler
 from scrapy.utils.defer import deferred_from_coro
-from twisted.internet import reactor, task
+from twisted.internet import task
 
+from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier
@@ -368,7 +369,7 @@ class FrontierScheduler(BaseScheduler):
                 # Nothing queued. Other workers' pages may still add work (or their
                 # leases come back): look again soon rather than at the 5 s heartbeat.
                 delay = IDLE_POLL
-        self.wake_call = reactor.callLater(min(max(delay, 0.01), 5.0), self._wake)
+        self.wake_call = running_reactor().callLater(min(max(delay, 0.01), 5.0), self._wake)
 
     def _wake(self) -> None:
         engine = getattr(self.crawler, "engine", None)
