@@ -77,6 +77,9 @@ SPITAG_PREFIX_RULES = _env("SPITAG_PREFIX_RULES", "")
 SPITAG_SUFFIX_RULES = _env("SPITAG_SUFFIX_RULES", "")
 SPITAG_MAX_DEPTH = _env("SPITAG_MAX_DEPTH", "")
 SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
+# Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
+SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
+SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")
 # Pages a crawl may fetch in all its runs together (Nutch's -topN); empty: no limit.
 SPITAG_PAGE_BUDGET = _env("SPITAG_PAGE_BUDGET", "")
 SPITAG_FOLLOW_NOFOLLOW = _env("SPITAG_FOLLOW_NOFOLLOW", "False")

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 import scrapy
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
 
 from spitag.config import CrawlConfig
@@ -24,6 +25,7 @@ from spitag.record import failure_item, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
 from spitag.signals import url_settled
+from spitag.sitemaps import robots_sitemaps, sitemap_locations
 from spitag.filters import UrlFilter
 from spitag.urls import Scope, host_of, session_params, try_normalize
 
@@ -62,6 +64,9 @@ class SpitagSpider(scrapy.Spider):
         spider.filter = UrlFilter.from_settings(settings, spider.scope)
         spider.follow_nofollow = settings.getbool("SPITAG_FOLLOW_NOFOLLOW")
         spider.normalize = partial(try_normalize, drop_params=session_params(settings))
+        spider.use_sitemaps = settings.getbool("SPITAG_SITEMAPS")
+        if spider.use_sitemaps:
+            crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         return spider
 
     @property
@@ -140,6 +145,9 @@ class SpitagSpider(scrapy.Spider):
                     combine="max",
                 )
             return
+        if self.use_sitemaps and profile is None and 200 <= response.status < 300:
+            yield from self._follow_sitemap(response, item)
+            return
         if profile is None or not item["links"]:
             return
         parent = Parent(
@@ -160,6 +168,28 @@ class SpitagSpider(scrapy.Spider):
                     priority=self.strategy.contribution(parent, url),
                     reason=reason,
                 )
+
+    def _robots_parsed(self, robotparser: Any, request: scrapy.Request, **_: Any) -> None:
+        """Queue the sitemaps a robots.txt lists, as seeds."""
+        for raw in robots_sitemaps(robotparser):
+            url = self.normalize(raw)
+            if url and self._may_follow(url, 0):
+                self.stats.inc_value("spitag/sitemaps/listed")
+                self.crawler.engine.crawl(self.seed_request(url))
+
+    def _follow_sitemap(self, response: Response, item: Any) -> Iterator[scrapy.Request]:
+        locations = sitemap_locations(response.body, self.config.max_page_size)
+        if locations is None:
+            return
+        self.stats.inc_value("spitag/sitemaps/read")
+        depth = item["depth"] + 1
+        for raw in locations[: self.config.max_sitemap_urls]:
+            url = self.normalize(raw)
+            if url and self._may_follow(url, depth):
+                self.stats.inc_value("spitag/sitemaps/urls")
+                request = self.seed_request(url)
+                request.meta["depth"] = depth
+                yield request
 
     def _may_follow(self, url: str, depth: int) -> bool:
         reason = self.filter.reason(url, depth)

@@ -37,6 +37,7 @@ class CrawlConfig:
     lease_seconds: float
     pop_batch: int
     host_weight: float
+    max_sitemap_urls: int
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> CrawlConfig:
@@ -54,7 +55,9 @@ class CrawlConfig:
             lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
             pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
+            max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
         )
+        _flag(settings, "SPITAG_SITEMAPS")
         _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
         if settings.get("SPITAG_PAGE_BUDGET") not in (None, ""):
             _number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)

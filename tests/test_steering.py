@@ -141,3 +141,31 @@ def test_page_budget_survives_resumes(tmp_path: Path) -> None:
         third = fetched(server, "budget.test")
     assert first == 40 and second == 40  # the rerun finds the budget spent
     assert sum(third.values()) == 60 and max(third.values()) == 1
+
+
+def test_sitemaps_from_robots_seed_the_crawl(tmp_path: Path) -> None:
+    import gzip
+
+    site = DictSite()
+    site.add("/", Response.html("<html><body>no links at all</body></html>"))
+    site.add("/robots.txt", Response.text("User-agent: *\nAllow: /\nSitemap: http://map.test/sitemap-index.xml\n"))
+    site.add("/sitemap-index.xml", Response(
+        body=b'<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+             b"<sitemap><loc>http://map.test/a.xml.gz</loc></sitemap></sitemapindex>",
+        content_type="application/xml"))
+    urlset = ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+              + "".join(f"<url><loc>http://map.test/page{i}</loc></url>" for i in range(5))
+              + "<url><loc>http://elsewhere.test/out</loc></url></urlset>")
+    site.add("/a.xml.gz", Response(body=gzip.compress(urlset.encode()), content_type="application/x-gzip"))
+    for i in range(5):
+        site.add(f"/page{i}", Response.html(f"<html><body>page {i}</body></html>"))
+    with WebServer() as server:
+        server.add_site("map.test", site)
+        crawl(tmp_path, server, "http://map.test/", crawl_name="off", out="off.jsonl")
+        without = set(fetched(server, "map.test"))
+        server.clear_log()
+        crawl(tmp_path, server, "http://map.test/", "SPITAG_SITEMAPS=True", crawl_name="on")
+        got = set(fetched(server, "map.test"))
+        assert "/out" not in {e.path for e in server.log if e.host == "elsewhere.test"}  # scope holds
+    assert without == {"/"}
+    assert got == {"/", "/sitemap-index.xml", "/a.xml.gz"} | {f"/page{i}" for i in range(5)}
