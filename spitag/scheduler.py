@@ -79,6 +79,7 @@ class FrontierScheduler(BaseScheduler):
         self.ready: deque[Entry] = deque()
         self.in_flight: dict[str, float] = {}  # leased by this process → when popped
         self.learnt: list[tuple[str, float]] = []
+        self.canonicals: list[Entry] = []
         self.loops: list[task.LoopingCall] = []
         self.wake_call: Any = None
         self.down_since: float | None = None
@@ -286,6 +287,10 @@ class FrontierScheduler(BaseScheduler):
                 urls = self.unacked[:1000]
                 self.stats.inc_value("spitag/frontier/acked", self.frontier.ack(urls))
                 del self.unacked[: len(urls)]
+            if self.canonicals:
+                marked = self.frontier.mark_done(self.canonicals)
+                self.stats.inc_value("spitag/frontier/canonical_done", marked)
+                self.canonicals = []
             while self.learnt:
                 host, score = self.learnt[0]
                 self.frontier.learn(host, score)
@@ -314,6 +319,10 @@ class FrontierScheduler(BaseScheduler):
     def _on_item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
         if self.host_weight > 0 and item.get("semantic") is not None and item.get("md5dia"):
             self.learnt.append((host_of(item["url"]), float(item.get("score") or 0.0)))
+        canonical = item.get("canonical")
+        if canonical and canonical != item["url"] and 200 <= (item.get("status") or 0) < 300:
+            # The page was fetched under another URL: its canonical one is done too.
+            self.canonicals.append(Entry(canonical, host_of(canonical), item["depth"], 0.0, None))
 
     def _renew(self) -> None:
         if not self.in_flight:

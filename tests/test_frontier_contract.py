@@ -196,3 +196,17 @@ def test_urls_survive_the_round_trip(make) -> None:
     urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]
     f.push([entry(u) for u in urls], "sum")
     assert sorted(e.url for e in f.pop(10)) == sorted(urls)
+
+
+def test_mark_done_never_fetches(make) -> None:
+    f = make()
+    f.push([entry("http://a.test/leased")], "sum")
+    assert [e.url for e in f.pop(5)] == ["http://a.test/leased"]
+    f.push([entry("http://b.test/queued")], "sum")
+    marked = f.mark_done([entry("http://c.test/canonical"), entry("http://b.test/queued"),
+                          entry("http://a.test/leased")])
+    assert marked == 2  # the unknown and the queued one; the leased one is its worker's
+    assert f.pop(5) == []
+    assert f.push([entry("http://c.test/canonical", 9.0)], "sum").ignored == 1
+    assert f.ack(["http://a.test/leased"]) == 1
+    assert f.counts().done == 3 and not f.has_work()

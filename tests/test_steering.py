@@ -169,3 +169,20 @@ def test_sitemaps_from_robots_seed_the_crawl(tmp_path: Path) -> None:
         assert "/out" not in {e.path for e in server.log if e.host == "elsewhere.test"}  # scope holds
     assert without == {"/"}
     assert got == {"/", "/sitemap-index.xml", "/a.xml.gz"} | {f"/page{i}" for i in range(5)}
+
+
+def test_canonical_url_is_recorded_and_not_fetched_again(tmp_path: Path) -> None:
+    site = DictSite()
+    site.add("/", Response.html('<html><body><a href="/item?ref=home">item</a></body></html>'))
+    site.add("/item?ref=home", Response.html(
+        '<html><head><link rel="canonical" href="http://canon.test/item"></head>'
+        '<body><a href="/other">other</a></body></html>'))
+    site.add("/other", Response.html('<html><body><a href="/item">the item again</a></body></html>'))
+    site.add("/item", Response.html("<html><body>the item</body></html>"))
+    with WebServer() as server:
+        server.add_site("canon.test", site)
+        crawl(tmp_path, server, "http://canon.test/", "SPITAG_STRATEGY=bfs")
+        got = set(fetched(server, "canon.test"))
+    assert got == {"/", "/item?ref=home", "/other"}
+    items = {json.loads(line)["url"]: json.loads(line) for line in (tmp_path / "out.jsonl").open()}
+    assert items["http://canon.test/item?ref=home"]["canonical"] == "http://canon.test/item"

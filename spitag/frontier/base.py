@@ -15,6 +15,8 @@ one (SQLite); the contract is the same:
   of their *rank* (their best queued priority, plus what the crawl learnt of the host
   when ``host_weight`` > 0), and each host's URLs in order of priority.
 * ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
+* ``mark_done(entries)`` — unknown or queued → done, never fetched (a canonical URL
+  whose page was fetched under another URL).
 * ``release(urls)`` — leased → queued, for work handed back unfinished.
 * ``renew(urls)`` — extend this owner's leases while downloads are still running.
 * ``reap()`` — expired leases (a dead worker's) → queued. Nothing popped is ever lost.
@@ -150,6 +152,11 @@ class Frontier(ABC):
 
     @abstractmethod
     def ack(self, urls: Sequence[str]) -> int: ...
+
+    @abstractmethod
+    def mark_done(self, entries: Sequence[Entry]) -> int:
+        """Record URLs as done without fetching them (the canonical URL of a page just
+        fetched under another spelling): unknown or queued → done; leased stays."""
 
     @abstractmethod
     def release(self, urls: Sequence[str]) -> int: ...

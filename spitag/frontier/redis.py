@@ -167,6 +167,28 @@ end
 return done
 """
 
+# ARGV: prefix, w, half, then (host, member) pairs. Unknown or queued → done.
+MARK_DONE = _COMMON + r"""
+local p, w, half = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local marked, was_queued = 0, 0
+local touched = {}
+for i = 4, #ARGV, 2 do
+  local host, member = ARGV[i], ARGV[i + 1]
+  if redis.call('ZREM', p .. 'q:' .. host, member) == 1 then
+    redis.call('HSET', p .. 'h:' .. host, member, '')
+    touched[host] = true
+    marked = marked + 1
+    was_queued = was_queued + 1
+  elseif redis.call('HSETNX', p .. 'h:' .. host, member, '') == 1 then
+    marked = marked + 1
+  end
+end
+for host, _ in pairs(touched) do refresh(p, host, w, half) end
+if was_queued > 0 then redis.call('HINCRBY', p .. 'n', 'q', -was_queued) end
+if marked > 0 then redis.call('HINCRBY', p .. 'n', 'd', marked) end
+return marked
+"""
+
 # ARGV: prefix, owner ('' = any: reaping), w, half, expired_only (1/0), then keys.
 REQUEUE = _COMMON + r"""
 local p, owner, w, half, expired = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
@@ -336,6 +358,7 @@ class RedisFrontier(Frontier):
         self._push, self._pop, self._ack = register(PUSH), register(POP), register(ACK)
         self._requeue, self._renew, self._learn = register(REQUEUE), register(RENEW), register(LEARN)
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
+        self._mark_done = register(MARK_DONE)
 
     def _key(self, url: str) -> str:
         host, member = encode_member(url)
@@ -371,6 +394,13 @@ class RedisFrontier(Frontier):
     @_transient
     def ack(self, urls: Sequence[str]) -> int:
         return int(self._ack(args=[self.prefix, *map(self._key, urls)])) if urls else 0
+
+    @_transient
+    def mark_done(self, entries: Sequence[Entry]) -> int:
+        args: list[Any] = [self.prefix, self.host_weight, self.score_half]
+        for e in entries:
+            args += list(encode_member(e.url))
+        return int(self._mark_done(args=args)) if entries else 0
 
     @_transient
     def release(self, urls: Sequence[str]) -> int:

@@ -184,6 +184,29 @@ class SQLiteFrontier(Frontier):
             self._refresh_hosts(h for h, _ in hosts)
         return popped
 
+    def mark_done(self, entries: Sequence[Entry]) -> int:
+        if not entries:
+            return 0
+        now = time.time()
+        with self._tx():
+            known = self._states([e.url for e in entries])
+            fresh = [
+                (self.crawl, e.url, e.host, DONE, e.priority, e.depth, e.reason_json(), now)
+                for e in entries if e.url not in known
+            ]
+            self.conn.executemany(
+                "INSERT INTO frontier_url (crawl, url, host, state, priority, depth, reason, discovered)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (crawl, url) DO NOTHING",
+                fresh,
+            )
+            queued = [u for u, st in known.items() if st[0] == QUEUED]
+            self.conn.executemany(
+                "UPDATE frontier_url SET state = ? WHERE crawl = ? AND url = ? AND state = ?",
+                [(DONE, self.crawl, u, QUEUED) for u in queued],
+            )
+            self._refresh_hosts(known[u][2] for u in queued)
+        return len(fresh) + len(queued)
+
     def _move(self, urls: Sequence[str], to_state: int, where: str, params: tuple) -> int:
         if not urls:
             return 0
