@@ -28,8 +28,10 @@ CONCURRENT_REQUESTS = 32
 CONCURRENT_REQUESTS_PER_DOMAIN = 4
 DOWNLOAD_DELAY = 0
 DOWNLOAD_TIMEOUT = 60
-DOWNLOAD_MAXSIZE = 32 * 1024 * 1024
-DOWNLOAD_WARNSIZE = 8 * 1024 * 1024
+# Hard limit (also on decompressed bodies: gzip bombs). Bodies are cut well before it,
+# at SPITAG_MAX_PAGE_SIZE, and arrive truncated and flagged.
+DOWNLOAD_MAXSIZE = 64 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 0
 RETRY_TIMES = 2
 
 # SpiTag records redirects, meta refreshes and HTTP errors itself (one row per URL).

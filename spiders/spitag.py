@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import scrapy
 from scrapy import signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import IgnoreRequest, StopDownload
 
+from spitag import logfilters
 from spitag.config import CrawlConfig
 from spitag.record import failure_item, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
@@ -64,6 +65,8 @@ class SpitagSpider(scrapy.Spider):
         spider.filter = UrlFilter.from_settings(settings, spider.scope)
         spider.follow_nofollow = settings.getbool("SPITAG_FOLLOW_NOFOLLOW")
         spider.normalize = partial(try_normalize, drop_params=session_params(settings))
+        logfilters.install()
+        crawler.signals.connect(spider._bytes_received, signal=signals.bytes_received)
         spider.use_sitemaps = settings.getbool("SPITAG_SITEMAPS")
         if spider.use_sitemaps:
             crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
@@ -168,6 +171,14 @@ class SpitagSpider(scrapy.Spider):
                     priority=self.strategy.contribution(parent, url),
                     reason=reason,
                 )
+
+    def _bytes_received(self, data: bytes, request: scrapy.Request, **_: Any) -> None:
+        """Cut a body at SPITAG_MAX_PAGE_SIZE: the page arrives truncated (and flagged),
+        instead of being downloaded whole or failing."""
+        received = request.meta.get("spitag_bytes", 0) + len(data)
+        request.meta["spitag_bytes"] = received
+        if received > self.config.max_page_size:
+            raise StopDownload(fail=False)
 
     def _robots_parsed(self, robotparser: Any, request: scrapy.Request, **_: Any) -> None:
         """Queue the sitemaps a robots.txt lists, as seeds."""

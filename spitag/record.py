@@ -153,7 +153,7 @@ def response_item(
         item["encoding"] = encoding
         if is_html(response, content_type) and 200 <= response.status < 300:
             profile = _profile(response, body, encoding, max_page_size, keep_data)
-            item["truncated"] = len(body) > max_page_size
+            item["truncated"] = len(body) > max_page_size or "download_stopped" in response.flags
             text = profile.text
         else:
             text = decoded
