@@ -10,6 +10,7 @@ and retried with backoff: nothing is dropped. When a batch is committed the
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from twisted.internet import defer, task
@@ -46,6 +47,11 @@ class StorePipeline:
         self.pool = ThreadPool(minthreads=1, maxthreads=1, name="spitag-store")
         self.writing: defer.Deferred | None = None
         self.backoff = 0.0
+        self.down_since: float | None = None
+        self.paused = False
+        # Past this many buffered records during an outage, downloads pause: memory
+        # stays bounded and nothing more is fetched that could not be stored.
+        self.high_water = max(self.config.store_batch * 10, 1000)
         self.loop = task.LoopingCall(self.flush)
 
     @classmethod
@@ -64,6 +70,13 @@ class StorePipeline:
         self.buffer.append(record)
         if len(self.buffer) >= self.config.store_batch and self.writing is None:
             self.flush()
+        if self.down_since is not None and len(self.buffer) >= self.high_water and not self.paused:
+            self.paused = True
+            self.crawler.engine.pause()
+            logger.warning(
+                "store %s unavailable: %d pages wait in memory; downloads paused until it is back",
+                redact(self.config.store_url), len(self.buffer),
+            )
         return item
 
     def flush(self) -> defer.Deferred | None:
@@ -78,6 +91,16 @@ class StorePipeline:
     def _stored(self, result: WriteResult) -> None:
         self.writing = None
         self.backoff = 0.0
+        if self.down_since is not None:
+            logger.warning(
+                "store %s is back after %.0f s", redact(self.config.store_url),
+                time.monotonic() - self.down_since,
+            )
+            self.down_since = None
+        if self.paused and len(self.buffer) < self.high_water // 2:
+            self.paused = False
+            self.crawler.engine.unpause()
+            logger.warning("downloads resumed")
         self.stats.inc_value("spitag/store/batches")
         self.stats.inc_value("spitag/store/urls", len(result.urls))
         self.stats.inc_value("spitag/store/pages_new", result.pages_new)
@@ -91,10 +114,15 @@ class StorePipeline:
         self.buffer[:0] = batch  # keep order; nothing is dropped
         self.backoff = min(max(self.backoff * 2, 0.5), MAX_BACKOFF)
         self.stats.inc_value("spitag/store/retries")
-        logger.error(
-            "store %s: writing %d records failed (%s); retrying in %.1f s",
-            redact(self.config.store_url), len(batch), failure.getErrorMessage(), self.backoff,
-        )
+        if self.down_since is None:
+            self.down_since = time.monotonic()
+            logger.error(
+                "store %s: writing %d records failed (%s); nothing is dropped, retrying with backoff",
+                redact(self.config.store_url), len(batch), redact(failure.getErrorMessage()),
+            )
+        else:
+            logger.info("store still failing (%s); next try in %.1f s",
+                        redact(failure.getErrorMessage()), self.backoff)
         self.writing = task.deferLater(running_reactor(), self.backoff, lambda: None)
         self.writing.addCallback(self._retry)
 
@@ -103,17 +131,20 @@ class StorePipeline:
         self.flush()
 
     async def close_spider(self, spider: Spider | None = None) -> None:
+        """Write what is buffered; a store still failing after SPITAG_STORE_CLOSE_SECONDS is given up
+        on: those URLs are not acknowledged, so the frontier gives them back and the
+        next run fetches them again. Nothing is lost, the store stays consistent."""
         if self.loop.running:
             self.loop.stop()
-        attempts = 0
+        deadline = time.monotonic() + self.config.store_close_seconds
         while self.buffer or self.writing is not None:
             pending = self.flush()
             if pending is not None:
                 await maybe_deferred_to_future(pending)
-            attempts += 1
-            if attempts > 20 and self.buffer:
+            if self.buffer and self.down_since is not None and time.monotonic() > deadline:
                 logger.error(
-                    "store %s: %d records could not be written before shutdown",
+                    "store %s: %d pages could not be written before shutdown; they stay"
+                    " unacknowledged and the next run fetches them again",
                     redact(self.config.store_url), len(self.buffer),
                 )
                 self.stats.set_value("spitag/store/unwritten", len(self.buffer))

@@ -63,6 +63,8 @@ SPITAG_STORE = _env("SPITAG_STORE", "sqlite:///spitag.db")
 SPITAG_STORE_BODY = _env("SPITAG_STORE_BODY", "plain")
 SPITAG_STORE_BATCH = _env("SPITAG_STORE_BATCH", "200")
 SPITAG_STORE_FLUSH_SECONDS = _env("SPITAG_STORE_FLUSH_SECONDS", "1.0")
+# At shutdown, how long a failing store (server down, disk full) is retried.
+SPITAG_STORE_CLOSE_SECONDS = _env("SPITAG_STORE_CLOSE_SECONDS", "60")
 # domain (registered domains of the seeds) | host (the seeds' hosts) | any
 SPITAG_SCOPE = _env("SPITAG_SCOPE", "domain")
 # Keep the extracted structured data (JSON-LD objects, microdata items...) in items and store.

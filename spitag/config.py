@@ -28,6 +28,7 @@ class CrawlConfig:
     store_body: str
     store_batch: int
     store_flush_seconds: float
+    store_close_seconds: float
     scope: str
     keep_data: bool
     max_page_size: int
@@ -46,6 +47,7 @@ class CrawlConfig:
             store_body=_choice(settings, "SPITAG_STORE_BODY", BODY_FORMATS),
             store_batch=_number(settings, "SPITAG_STORE_BATCH", int, minimum=1),
             store_flush_seconds=_number(settings, "SPITAG_STORE_FLUSH_SECONDS", float, minimum=0.05),
+            store_close_seconds=_number(settings, "SPITAG_STORE_CLOSE_SECONDS", float, minimum=0.0),
             scope=_choice(settings, "SPITAG_SCOPE", SCOPES),
             keep_data=_flag(settings, "SPITAG_KEEP_DATA"),
             max_page_size=_number(settings, "SPITAG_MAX_PAGE_SIZE", int, minimum=1024),
