@@ -77,6 +77,7 @@ class FrontierScheduler(BaseScheduler):
         self.pending: list[tuple[Entry, str]] = []
         self.unacked: list[str] = []
         self.ready: deque[Entry] = deque()
+        self.retries: deque[Request] = deque()  # our own leases, asked again (RetryMiddleware)
         self.in_flight: dict[str, float] = {}  # leased by this process → when popped
         self.learnt: list[tuple[str, float]] = []
         self.canonicals: list[Entry] = []
@@ -180,6 +181,12 @@ class FrontierScheduler(BaseScheduler):
         if url is None:
             self.stats.inc_value("spitag/frontier/rejected")
             return False
+        if meta.get("retry_times") and url in self.in_flight:
+            # A retry (RetryMiddleware) of a request this worker holds the lease of: it
+            # stays ours, and is served again as it is, its retry count included.
+            self.retries.append(request)
+            self.stats.inc_value("spitag/frontier/retried")
+            return True
         priority = meta.get("spitag_priority")
         entry = Entry(
             url=url,
@@ -194,6 +201,8 @@ class FrontierScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self.retries:
+            return self.retries.popleft()
         if not self.ready:
             self._guarded(self._flush)
             want = self.pop_batch if self.budget_left is None else min(self.pop_batch, self.budget_left)
@@ -214,7 +223,7 @@ class FrontierScheduler(BaseScheduler):
         return self._request(self.ready.popleft())
 
     def has_pending_requests(self) -> bool:
-        if self.ready or self.pending or self.unacked:
+        if self.ready or self.pending or self.unacked or self.retries:
             return True
         if self.budget_left is not None and self.budget_left <= 0:
             return False  # the budget is spent: what is still queued waits for a bigger one
@@ -320,7 +329,12 @@ class FrontierScheduler(BaseScheduler):
         if self.host_weight > 0 and item.get("semantic") is not None and item.get("md5dia"):
             self.learnt.append((host_of(item["url"]), float(item.get("score") or 0.0)))
         canonical = item.get("canonical")
-        if canonical and canonical != item["url"] and 200 <= (item.get("status") or 0) < 300:
+        if (
+            canonical
+            and canonical != item["url"]
+            and not item.get("redirect_to")  # a refresh page is not its target's content
+            and 200 <= (item.get("status") or 0) < 300
+        ):
             # The page was fetched under another URL: its canonical one is done too.
             self.canonicals.append(Entry(canonical, host_of(canonical), item["depth"], 0.0, None))
 
