@@ -42,7 +42,10 @@ HTTPERROR_ALLOW_ALL = True
 SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 
 # The frontier's politeness gate runs last, just before the download.
-DOWNLOADER_MIDDLEWARES = {"spitag.politeness.PolitenessMiddleware": 990}
+DOWNLOADER_MIDDLEWARES = {
+    "spitag.auth.SeedAuthMiddleware": 310,  # credentials of seed URLs, never shown
+    "spitag.politeness.PolitenessMiddleware": 990,
+}
 
 ITEM_PIPELINES = {"pipelines.store.StorePipeline": 300}
 # Live progress: a log line every SPITAG_PROGRESS_INTERVAL seconds (0: none) and, on a

@@ -24,7 +24,8 @@ from spitag import logfilters
 from spitag.config import CrawlConfig
 from spitag.record import failure_item, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
-from spitag.seeds import load_seeds
+from spitag.auth import seed_credentials
+from spitag.seeds import load_seeds, raw_seeds
 from spitag.signals import url_settled
 from spitag.sitemaps import robots_sitemaps, sitemap_locations
 from spitag.filters import UrlFilter
@@ -52,6 +53,7 @@ class SpitagSpider(scrapy.Spider):
     def __init__(self, seeds: str | None = None, crawl: str | None = None, **kwargs: Any):
         super().__init__(**kwargs)
         self.seed_urls = load_seeds(seeds)
+        self.credentials = seed_credentials(raw_seeds(seeds))
         self.crawl_id = (crawl or "").strip() or default_crawl_id(self.seed_urls)
 
     @classmethod

@@ -10,7 +10,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from spitag.errors import BadInputError
-from spitag.urls import BadURLError, normalize_url
+from spitag.urls import BadURLError, normalize_url, redact
+
+
+def raw_seeds(value: str | None) -> list[str]:
+    """The seed texts as given (for the credentials some carry), before normalization."""
+    if value is None or not value.strip():
+        return []
+    value = value.strip()
+    if "://" in value:
+        return [part.strip() for part in value.split(",") if part.strip()]
+    try:
+        return [text for _, text in _read_seed_file(Path(value)) if text.strip()]
+    except BadInputError:
+        return []
 
 
 def load_seeds(value: str | None) -> list[str]:
@@ -35,7 +48,7 @@ def load_seeds(value: str | None) -> list[str]:
             url = normalize_url(text)
         except BadURLError as exc:
             place = f"{where}, line {line_no}" if line_no else where
-            raise BadInputError(f"bad {place}: {exc}") from None
+            raise BadInputError(redact(f"bad {place}: {exc}")) from None
         if url not in seeds:
             seeds.append(url)
     if not seeds:

@@ -56,6 +56,8 @@ def normalize_url(url: str, drop_params: frozenset[str] = SESSION_PARAMS) -> str
         if not host:
             raise BadURLError(f"no host in URL: {url!r}")
         port = parts.port  # raises ValueError on a bad port
+        if port == 0:
+            raise BadURLError(f"port 0 in URL: {url!r}")
     except ValueError as exc:
         if isinstance(exc, BadURLError):
             raise
@@ -143,7 +145,7 @@ class Scope:
 
 
 
-_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):[^@/\s]*@", re.I)
+_CREDENTIALS = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s'\"]*):[^@/\s'\"]*@", re.I)
 
 
 def redact(text: str) -> str:

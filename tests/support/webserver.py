@@ -315,6 +315,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self, head: bool) -> None:
         host, target, site = self.server.owner._route(self.path, self.headers.get("Host"))
+        self.server.owner._remember_headers(host, target, dict(self.headers.items()))
         response = site.respond(target) if site is not None else Response.not_found()
         self._send(response, head=head, host=host, target=target)
 
@@ -362,6 +363,7 @@ class WebServer:
         self._default: Site | None = default_site
         self._explicit_default = default_site is not None
         self._log: list[LogEntry] = []
+        self._headers: dict[tuple[str, str], dict[str, str]] = {}
         self._log_lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -466,6 +468,15 @@ class WebServer:
         """Paths requested (in order), optionally only those for ``host``."""
         wanted = None if host is None else _host_name(host)
         return [e.path for e in self.log if wanted is None or e.host == wanted]
+
+    def headers_for(self, host: str, path: str) -> dict[str, str]:
+        """The headers of the last request for ``path`` on ``host``."""
+        with self._log_lock:
+            return dict(self._headers[(host, path)])
+
+    def _remember_headers(self, host: str, target: str, headers: dict[str, str]) -> None:
+        with self._log_lock:
+            self._headers[(host, target)] = headers
 
     def _record(self, host: str, target: str, status: int, sent: int) -> None:
         with self._log_lock:

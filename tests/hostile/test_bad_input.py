@@ -1,0 +1,63 @@
+"""Bad user input: one clear message before the crawl starts, a non-zero exit, nothing
+written, nothing requested — and credentials never reach logs or items."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.support.crawl import run_crawl
+from tests.support.webserver import DictSite, WebServer
+
+CASES = [
+    # id, seeds, settings, exit code, words the one error line must hold
+    ("unknown-strategy", "http://bad.test/", {"SPITAG_STRATEGY": "pagerank"}, 2, ["SPITAG_STRATEGY", "pagerank"]),
+    ("negative-delay", "http://bad.test/", {"DOWNLOAD_DELAY": "-2"}, 2, ["DOWNLOAD_DELAY", "-2"]),
+    ("frontier-scheme", "http://bad.test/", {"SPITAG_FRONTIER": "memcached://x"}, 2, ["SPITAG_FRONTIER", "memcached"]),
+    ("frontier-port", "http://bad.test/", {"SPITAG_FRONTIER": "redis://h:99999/0"}, 2, ["SPITAG_FRONTIER"]),
+    ("sqlite-url", "http://bad.test/", {"SPITAG_FRONTIER": "sqlite://relative.db"}, 2, ["SPITAG_FRONTIER"]),
+    ("store-no-host", "http://bad.test/", {"SPITAG_STORE": "postgresql:///"}, 2, ["SPITAG_STORE", "no host"]),
+    ("seed-file-is-a-folder", "{tmp}", {}, 2, ["cannot read seed file"]),
+    ("body-format", "http://bad.test/", {"SPITAG_STORE_BODY": "gzip"}, 2, ["SPITAG_STORE_BODY", "gzip"]),
+    ("boolean", "http://bad.test/", {"SPITAG_KEEP_DATA": "maybe"}, 2, ["SPITAG_KEEP_DATA", "maybe"]),
+    ("negative-depth", "http://bad.test/", {"SPITAG_MAX_DEPTH": "-1"}, 2, ["SPITAG_MAX_DEPTH"]),
+    ("rule-file", "http://bad.test/", {"SPITAG_REGEX_RULES": "@/nonexistent/rules.txt"}, 2, ["rule file"]),
+    ("host-weight", "http://bad.test/", {"SPITAG_HOST_WEIGHT": "1.5"}, 2, ["SPITAG_HOST_WEIGHT"]),
+    ("lease", "http://bad.test/", {"SPITAG_LEASE_SECONDS": "0"}, 2, ["SPITAG_LEASE_SECONDS"]),
+    ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),
+]
+
+
+@pytest.mark.parametrize("seeds, settings, code, words", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_fails_before_the_crawl(
+    webserver: WebServer, tmp_path: Path, seeds: str, settings: dict, code: int, words: list[str]
+) -> None:
+    webserver.add_site("bad.test", DictSite({"/": "<html><body>never asked</body></html>"}))
+    crawl_dir = tmp_path / "crawl"
+    seeds = seeds.replace("{tmp}", str(tmp_path))
+    run = run_crawl(webserver, crawl_dir, seeds, store=crawl_dir / "store.db", settings=settings, name="bad")
+    assert run.returncode == code, run.describe()
+    errors = run.error_lines()
+    assert len(errors) == 1, run.describe()
+    for word in words:
+        assert word in errors[0], errors[0]
+    assert "Traceback" not in run.stderr and "hunter2" not in run.stderr
+    assert run.server_log == []
+    assert sorted(p.name for p in crawl_dir.iterdir() if p.name != "bad.log") == []
+
+
+def test_credentials_in_seeds_are_used_but_never_shown(webserver: WebServer, tmp_path: Path) -> None:
+    site = DictSite({"/": '<html><body><a href="/private">p</a></body></html>',
+                     "/private": "<html><body>members only</body></html>"})
+    webserver.add_site("auth.test", site)
+    run = run_crawl(webserver, tmp_path, "http://alice:s3cr3t@auth.test/", name="auth")
+    assert run.returncode == 0, run.describe()
+    assert "s3cr3t" not in run.stderr
+    assert "s3cr3t" not in (tmp_path / "auth.jsonl").read_text()
+    assert "s3cr3t" not in (tmp_path / "auth.db").read_bytes().decode("latin-1")
+    urls = {json.loads(line)["url"] for line in (tmp_path / "auth.jsonl").open()}
+    assert urls == {"http://auth.test/", "http://auth.test/private"}
+    # the credentials were sent, to that host only, as HTTP basic authentication
+    assert webserver.headers_for("auth.test", "/")["Authorization"].startswith("Basic ")
