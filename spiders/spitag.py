@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from functools import partial
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import scrapy
@@ -21,14 +21,14 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, StopDownload
 
 from spitag import logfilters
+from spitag.auth import seed_credentials
 from spitag.config import CrawlConfig
+from spitag.filters import UrlFilter
 from spitag.record import failure_item, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
-from spitag.auth import seed_credentials
 from spitag.seeds import load_seeds, raw_seeds
 from spitag.signals import url_settled
 from spitag.sitemaps import robots_sitemaps, sitemap_locations
-from spitag.filters import UrlFilter
 from spitag.urls import Scope, host_of, session_params, try_normalize
 
 if TYPE_CHECKING:
@@ -86,9 +86,11 @@ class SpitagSpider(scrapy.Spider):
         for url in self.seed_urls:
             yield self.seed_request(url)
 
-    def seed_request(self, url: str) -> scrapy.Request:
-        """A seed: layer 0, the strategy's seed priority, never added to twice."""
-        return self.make_request(url, depth=0, priority=self.strategy.seed(), reason=None, combine="max")
+    def seed_request(self, url: str, depth: int = 0) -> scrapy.Request:
+        """A seed (or a sitemap's URL): the strategy's seed priority, never added to twice."""
+        return self.make_request(
+            url, depth=depth, priority=self.strategy.seed(), reason=None, combine="max"
+        )
 
     def make_request(
         self,
@@ -200,9 +202,7 @@ class SpitagSpider(scrapy.Spider):
             url = self.normalize(raw)
             if url and self._may_follow(url, depth):
                 self.stats.inc_value("spitag/sitemaps/urls")
-                request = self.seed_request(url)
-                request.meta["depth"] = depth
-                yield request
+                yield self.seed_request(url, depth)
 
     def _may_follow(self, url: str, depth: int) -> bool:
         reason = self.filter.reason(url, depth)
