@@ -43,8 +43,11 @@ Counts (``Profile.counts``; ``total`` is the sum of the eight):
 * ``meta``: other ``<meta>`` tags with a non-blank ``content`` and a key (the first of
   ``name``, ``property``, ``http-equiv``, ``itemprop``) that does not start with
   ``og:``, ``fb:``, ``article:``, ``book:``, ``profile:``, ``music:``, ``video:``,
-  ``product:``, ``twitter:``, ``dc.`` or ``dcterms.`` (a ``twitter:`` name or property
-  anywhere on the tag makes it twitter). ``<meta charset>`` alone does not count.
+  ``product:``, ``twitter:`` or a Dublin Core prefix and ``.`` (``dc.``, ``dcterms.``,
+  declared ones); a ``twitter:`` name or property anywhere on the tag makes it
+  twitter. ``<meta charset>`` alone does not count. An OpenGraph-looking tag the
+  OpenGraph extractor does not take (``fb:app_id`` without a ``prefix``
+  declaration, ``<meta name="og:...">``) counts nowhere.
 * ``microformat``: number of top-level items mf2py (via extruct's
   MicroformatExtractor) returns: mf2 ``h-*`` roots and classic roots (hentry,
   vcard, vevent, hreview, ...).
@@ -55,15 +58,30 @@ microdata / microformat, property values over all items, nested items included;
 rdfa, own property values of the counted nodes; opengraph, twitter, meta, dublincore,
 same as the count.
 
-Shortcuts (only pages without the syntax skip work; tests compare with extruct on the
-600-page corpus): pyRdfa runs only when some element has ``typeof`` or ``vocab``, or a
-``property``/``rel``/``rev`` token is an http(s) IRI outside the ignored namespaces or
-a CURIE whose prefix resolves (RDFa initial context or declared on the page) outside
-them. mf2py runs only when some ``class`` token is an mf2 root (``h-*``) or a classic
-root. The Dublin Core extractor runs only when a ``<meta name>`` or ``<link rel>``
-holds a ``.``. mf2py parses the decoded body text when profile_html has it (else the
-tree is serialized once); pyRdfa and the Dublin Core extractor write attributes into
-the tree, so they run last.
+Shortcuts (only pages without the syntax skip work; tests/test_extract_corpus.py checks
+that counts equal those derived from plain extruct on the 600-page corpus):
+
+* pyRdfa runs only when some element has ``typeof`` or ``vocab``, or a
+  ``property``/``rel``/``rev`` token is an http(s) IRI outside the ignored namespaces
+  or a CURIE whose prefix resolves (RDFa initial context, ``prefix`` or ``xmlns:``
+  declarations) to a namespace outside them: OpenGraph-only pages pay nothing.
+* mf2py runs only when some ``class`` token is an mf2py root (its ``h-*`` pattern or a
+  classic root name). It gets the decoded body text when profile_html has it (else the
+  tree is serialized once). mf2py's classic-root rule is patched to copy lazily
+  (``_patch_mf2py``: identical output, ~6x faster on WordPress ``hentry`` pages).
+* The Dublin Core extractor runs only when a ``<meta name>`` or ``<link rel>`` has a
+  Dublin Core prefix (``dc.``, ``dcterms.``, or one declared by a ``schema.X`` link).
+
+Bounds: bodies are cut at ``MAX_BYTES`` (10 MB) before parsing; libxml2's huge-tree
+mode keeps pages deeper than 256 levels (up to its 2048 limit) instead of dropping
+their rest. Microdata or microformat items nested more than ``MAX_ITEM_NESTING``
+deep are not extracted (the syntax goes to ``errors``): extruct's microdata is about
+n^4 and mf2py's classic rules quadratic in that depth. pyRdfa stops with a
+RecursionError on trees deeper than Python's stack (an "rdfa" error).
+
+profile_tree writes into the tree it is given (pyRdfa rewrites attributes, the Dublin
+Core extractor adds ``URI`` attributes; both run last): profile a tree nobody reads
+afterwards.
 """
 
 from __future__ import annotations
@@ -77,7 +95,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import jstyleson
 import lxml.etree
@@ -110,10 +128,18 @@ COUNT_KEYS = SYNTAXES + ("total",)
 
 MAX_BYTES = 10 * 1024 * 1024  # longer bodies are cut before parsing (the caller flags it)
 PATCH_MF2PY = True  # see _patch_mf2py
+MAX_ITEM_NESTING = 32  # deeper microdata / microformat item nesting is not extracted (error)
 
 
 @dataclass
 class Profile:
+    """What one page carries. ``counts`` has exactly COUNT_KEYS; ``properties`` and
+    ``data`` are per syntax (see the module docstring); ``errors`` lists the syntaxes
+    whose extraction failed; ``text`` is the visible text (whitespace collapsed);
+    ``links`` are (absolute http(s) URL without fragment, lower-cased rel or "") of
+    every ``<a href>`` / ``<area href>`` in document order; ``refresh`` and
+    ``canonical`` are absolute; ``seconds`` is the time the profile took."""
+
     counts: dict[str, int]
     properties: dict[str, int]
     data: dict[str, Any] = field(default_factory=dict)
@@ -165,6 +191,11 @@ def _prepare(body: bytes | str | None, encoding: str | None, max_bytes: int) -> 
         text = _decode(bytes(body[:max_bytes]), encoding)
     else:
         text = str(body)[:max_bytes]
+        if not text.isascii():
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: lxml would silently drop text
+                text = text.encode("utf-8", "replace").decode("utf-8")
     if text.startswith("\ufeff"):
         text = text[1:]
     m = _XML_DECL.match(text)  # lxml refuses str input with an encoding declaration
@@ -201,9 +232,8 @@ def parse_html(
 
 # --------------------------------------------------------------------------- helpers
 
-_ROBOTS = "robots"
 _OG_PREFIXES = ("og:", "fb:", "article:", "book:", "profile:", "music:", "video:", "product:")
-_DC_PREFIXES = ("dc.", "dcterms.")
+_DC_NAMESPACES = ("http://purl.org/dc/terms/", "http://purl.org/dc/elements/1.1/")  # as extruct
 _HTTP = ("http://", "https://")
 _URL_WS = re.compile(r"[\t\n\r]")
 _REFRESH = re.compile(r"\s*(?:\d+(?:\.\d*)?|\.\d+)?\s*[;,]?\s*(?:url\s*=\s*)?(.*)", re.I | re.S)
@@ -220,21 +250,52 @@ def _collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-def _absolute(href: str, base: str) -> str | None:
-    """Absolute http(s) URL without fragment, or None."""
-    href = href.strip()
-    if "\t" in href or "\n" in href or "\r" in href:
-        href = _URL_WS.sub("", href)
-    if href[:8].lower().startswith(_HTTP):
-        url = href
-    else:
+class _Resolver:
+    """``urljoin`` against one base for many hrefs: the common shapes (absolute, ``//host``,
+    ``/path``) by hand, the rest by urljoin, each distinct href once (a 10 MB page can
+    hold 300,000 links). Gives absolute http(s) URLs without fragment, or None."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.scheme = self.origin = ""
         try:
-            url = urljoin(base, href)
+            parts = urlsplit(base)
+            if parts.scheme.lower() in ("http", "https") and parts.netloc:
+                self.scheme = parts.scheme.lower()
+                self.origin = f"{self.scheme}://{parts.netloc}"
         except ValueError:
-            return None
-        if not url[:8].lower().startswith(_HTTP):
-            return None
-    return url.partition("#")[0]
+            pass
+        self.cache: dict[str, str | None] = {}
+
+    def __call__(self, href: str) -> str | None:
+        try:
+            return self.cache[href]
+        except KeyError:
+            url = self.cache[href] = self._resolve(href)
+            return url
+
+    def _resolve(self, href: str) -> str | None:
+        href = href.strip()
+        if "\t" in href or "\n" in href or "\r" in href:  # browsers drop them anywhere
+            href = _URL_WS.sub("", href)
+        if "/." in href:  # dot segments: leave them to urljoin
+            url = None
+        elif href[:8].lower().startswith(_HTTP):
+            url = href
+        elif href.startswith("//") and self.scheme:
+            url = f"{self.scheme}:{href}"
+        elif href.startswith("/") and self.origin:
+            url = self.origin + href
+        else:
+            url = None
+        if url is None:
+            try:
+                url = urljoin(self.base, href)
+            except ValueError:
+                return None
+            if not url[:8].lower().startswith(_HTTP):
+                return None
+        return url.partition("#")[0]
 
 
 def _visible_text(root: Any) -> str:
@@ -267,14 +328,14 @@ def _visible_text(root: Any) -> str:
     return _collapse("".join(parts))
 
 
-def _refresh_target(content: str, base: str) -> str | None:
+def _refresh_target(content: str, resolve: _Resolver) -> str | None:
     m = _REFRESH.match(content)
     target = m.group(1).strip() if m else ""
     if target[:1] in ("'", '"'):
         target = target[1:].split(target[0], 1)[0]
     if not target:
         return None
-    return _absolute(target, base)
+    return resolve(target)
 
 
 def _jsonable(value: Any) -> Any:
@@ -500,7 +561,43 @@ _MF_ROOT_TOKEN = re.compile(
 
 
 def _has_mf_root(root: Any) -> bool:
-    return _MF_ROOT_TOKEN.search("\n".join(_CLASS_VALUES(root))) is not None
+    return _MF_ROOT_TOKEN.search("\n".join(_CLASS_VALUES(root))) is not None  # used by tests
+
+
+class _TooDeep(Exception):
+    """Items nested deeper than MAX_ITEM_NESTING: the extractor would take minutes."""
+
+
+_ITEMSCOPES = lxml.etree.XPath("count(//*[@itemscope])")
+_DEEP_ITEMSCOPE = lxml.etree.XPath("boolean(//*[@itemscope][count(ancestor::*[@itemscope]) >= $limit])")
+
+
+def _microdata_nesting_ok(root: Any) -> bool:
+    """extruct's microdata costs ~n^4 in the nesting depth n of items (400 nested: 13 s)."""
+    if _ITEMSCOPES(root) <= MAX_ITEM_NESTING:
+        return True
+    return not _DEEP_ITEMSCOPE(root, limit=MAX_ITEM_NESTING)
+
+
+def _mf_nesting_ok(root: Any, roots: int) -> bool:
+    """mf2py copies each classic root's subtree per nested root (200 nested hentry: 1 s).
+    ``roots``: number of root class tokens on the page (a bound on the nesting)."""
+    if roots <= MAX_ITEM_NESTING:
+        return True
+    open_roots: list[bool] = []
+    depth = 0
+    for event, el in lxml.etree.iterwalk(root, events=("start", "end")):
+        if event == "start":
+            classes = el.get("class")
+            is_root = bool(classes) and _MF_ROOT_TOKEN.search(classes) is not None
+            open_roots.append(is_root)
+            if is_root:
+                depth += 1
+                if depth > MAX_ITEM_NESTING:
+                    return False
+        elif open_roots.pop():
+            depth -= 1
+    return True
 
 
 def _dc_key(entry: dict[str, Any]) -> str:
@@ -626,8 +723,9 @@ def _profile(tree: Any, url: str, keep_data: bool, source: str | None, started: 
     profile = empty_profile()
     try:
         if tree is not None:
-            _fill(profile, tree.getroottree().getroot(), url or "", keep_data, source)
-    except Exception:  # the per-syntax guards should make this unreachable
+            root = tree.getroot() if isinstance(tree, lxml.etree._ElementTree) else tree.getroottree().getroot()
+            _fill(profile, root, url or "", keep_data, source)
+    except Exception:  # each part has its own guard: this is a last resort
         logger.exception("profile failed for %s", url)
     profile.counts["total"] = sum(profile.counts[s] for s in SYNTAXES)
     profile.seconds = time.perf_counter() - started
@@ -635,14 +733,48 @@ def _profile(tree: Any, url: str, keep_data: bool, source: str | None, started: 
 
 
 def _fill(p: Profile, root: Any, url: str, keep_data: bool, source: str | None) -> None:
-    counts, props, data = p.counts, p.properties, p.data
-
-    def failed(syntax: str) -> None:
-        logger.debug("%s extraction failed for %s", syntax, url, exc_info=True)
-        if syntax not in p.errors:
+    """Order matters: readers first, then the extractors that write into the tree."""
+    dc_hint = False
+    try:
+        dc_hint = _page_facts(p, root, url, keep_data)
+    except Exception:
+        logger.warning("page facts failed for %s", url, exc_info=True)
+    try:
+        p.text = _visible_text(root)
+    except Exception:
+        logger.warning("visible text failed for %s", url, exc_info=True)
+    steps = (
+        ("json-ld", _jsonld_step, True),
+        ("microdata", _microdata_step, True),
+        ("opengraph", _opengraph_step, True),
+        ("microformat", _microformat_step, True),
+        ("dublincore", _dublincore_step, dc_hint),  # writes URI attributes
+        ("rdfa", _rdfa_step, True),  # pyRdfa rewrites attributes
+    )
+    for syntax, step, wanted in steps:
+        if not wanted:
+            continue
+        try:
+            count, values, items, broken = step(root, url, source)
+        except Exception:
+            logger.debug("%s extraction failed for %s", syntax, url, exc_info=True)
             p.errors.append(syntax)
+            continue
+        if broken:
+            p.errors.append(syntax)
+        p.counts[syntax], p.properties[syntax] = count, values
+        if keep_data and count and items:
+            try:
+                p.data[syntax] = _jsonable(items)
+            except Exception:  # e.g. RecursionError on absurdly nested JSON-LD: counts stay
+                logger.debug("%s data not kept for %s", syntax, url, exc_info=True)
 
-    # -- page facts: base, title, meta (twitter, meta, robots, refresh), link, a/area, text
+
+def _page_facts(p: Profile, root: Any, url: str, keep_data: bool) -> bool:
+    """base, title, <meta> (twitter, meta, robots, refresh), <link>, <a>/<area>.
+
+    Returns whether a Dublin Core name or schema link was seen."""
+    counts, dc_hint = p.counts, False
     base = url
     for el in root.iter("base"):
         href = el.get("href")
@@ -652,139 +784,130 @@ def _fill(p: Profile, root: Any, url: str, keep_data: bool, source: str | None) 
             except ValueError:
                 pass
             break
+    resolve = _Resolver(base)
     title = next(root.iter("title"), None)
     if title is not None:
         p.title = _collapse(title.text_content())
 
+    # <link>: canonical, and Dublin Core prefixes declared by <link rel="schema.X" href=DC>
+    dc_prefixes = {"dc", "dcterms"}
+    dotted_rels: list[str] = []
+    for el in root.iter("link"):
+        rel = el.get("rel")
+        if not rel:
+            continue
+        lrel = rel.strip().lower()
+        if lrel.startswith("schema.") and (el.get("href") or "").strip() in _DC_NAMESPACES:
+            dc_prefixes.add(lrel[7:])
+            dc_hint = True
+        elif "." in lrel:
+            dotted_rels.append(lrel)
+        if p.canonical is None and "canonical" in lrel.split():
+            href = el.get("href")
+            if href is not None:
+                p.canonical = resolve(href)
+    if any(rel.split(".", 1)[0] in dc_prefixes for rel in dotted_rels):  # <link rel="DC.relation">
+        dc_hint = True
+
     twitter: dict[str, str] = {}
     meta: dict[str, str] = {}
     robots: list[str] = []
-    dc_hint = False
     for el in root.iter("meta"):
         attrib = el.attrib
         name = attrib.get("name")
-        prop = attrib.get("property")
         content = attrib.get("content")
         if name:
             lname = name.strip().lower()
-            if lname == _ROBOTS and content and content.strip():
+            if lname == "robots" and content and content.strip():
                 robots.append(content.strip().lower())
-            if lname.startswith(_DC_PREFIXES):
+            if "." in lname and lname.split(".", 1)[0] in dc_prefixes:
                 dc_hint = True
         equiv = attrib.get("http-equiv")
         if (
             equiv
-            and p.refresh is None
             and content
+            and p.refresh is None
             and equiv.strip().lower() == "refresh"
-            and next(el.iterancestors("noscript"), None) is None
+            and next(el.iterancestors("noscript"), None) is None  # as Scrapy's MetaRefresh
         ):
-            p.refresh = _refresh_target(content, base)
+            p.refresh = _refresh_target(content, resolve)
         if not content or content.isspace():
             continue
+        prop = attrib.get("property")
         key = (name or prop or equiv or attrib.get("itemprop") or "").strip().lower()
         if not key:
             continue
         lprop = prop.strip().lower() if prop else ""
         if key.startswith("twitter:") or lprop.startswith("twitter:"):
             counts["twitter"] += 1
-            twitter.setdefault(key if key.startswith("twitter:") else lprop, content)
-        elif not key.startswith(_OG_PREFIXES) and not key.startswith(_DC_PREFIXES):
+            twitter.setdefault(key if key.startswith("twitter:") else lprop, str(content))
+        elif not key.startswith(_OG_PREFIXES) and not ("." in key and key.split(".", 1)[0] in dc_prefixes):
             counts["meta"] += 1
-            meta.setdefault(key, content)
+            meta.setdefault(key, str(content))
     p.robots = ", ".join(robots)
-    props["twitter"], props["meta"] = counts["twitter"], counts["meta"]
+    p.properties["twitter"], p.properties["meta"] = counts["twitter"], counts["meta"]
     if keep_data and twitter:
-        data["twitter"] = _jsonable(twitter)
+        p.data["twitter"] = twitter
     if keep_data and meta:
-        data["meta"] = _jsonable(meta)
-
-    for el in root.iter("link"):
-        rel = el.get("rel")
-        if not rel:
-            continue
-        if "schema." in rel.lower():  # <link rel="schema.DC" href=...> declares a DC prefix
-            dc_hint = True
-        if p.canonical is None and "canonical" in rel.lower().split():
-            href = el.get("href")
-            if href is not None:
-                p.canonical = _absolute(href, base)
+        p.data["meta"] = meta
 
     links = p.links
     for el in root.iter("a", "area"):
         href = el.get("href")
         if href is None:
             continue
-        absolute = _absolute(href, base)
+        absolute = resolve(href)
         if absolute is not None:
             rel = el.get("rel")
             links.append((absolute, rel.strip().lower() if rel else ""))
+    return dc_hint
 
-    try:
-        p.text = _visible_text(root)
-    except Exception:
-        logger.debug("visible text failed for %s", url, exc_info=True)
 
-    # -- JSON-LD: one script at a time
-    try:
-        objects, broken = _extract_jsonld(root)
-        if broken:
-            failed("json-ld")
-        counts["json-ld"], props["json-ld"] = jsonld_counts(objects)
-        if keep_data and objects:
-            data["json-ld"] = objects
-    except Exception:
-        failed("json-ld")
+# Each step: (root, url, source text or None) -> (count, property values, items, broken?)
+_Step = tuple[int, int, Any, bool]
 
-    # -- microdata
-    try:
-        items = _MICRODATA.extract_items(root, url)
-        counts["microdata"] = len(items)
-        props["microdata"] = _count_values(items, "properties")
-        if keep_data and items:
-            data["microdata"] = _jsonable(items)
-    except Exception:
-        failed("microdata")
 
-    # -- OpenGraph
-    try:
-        items = list(_OPENGRAPH.extract_items(root))
-        counts["opengraph"] = props["opengraph"] = opengraph_count(items)
-        if keep_data and counts["opengraph"]:
-            data["opengraph"] = _jsonable(items)
-    except Exception:
-        failed("opengraph")
+def _jsonld_step(root: Any, url: str, source: str | None) -> _Step:
+    objects, broken = _extract_jsonld(root)
+    count, values = jsonld_counts(objects)
+    return count, values, objects, broken
 
-    # -- microformats (mf2py wants text: the body we parsed, else one serialization)
-    try:
-        if _has_mf_root(root):
-            html = source if source is not None else lxml.html.tostring(root, encoding="unicode")
-            items = list(_MICROFORMAT.extract_items(html, base_url=url))
-            counts["microformat"] = len(items)
-            props["microformat"] = _count_values(items, "properties")
-            if keep_data and items:
-                data["microformat"] = _jsonable(items)
-    except Exception:
-        failed("microformat")
 
-    # -- Dublin Core (writes a URI attribute into matching tags: after the readers above)
-    try:
-        if dc_hint:
-            items, count = dublincore_counts(list(_DUBLINCORE.extract_items(root)))
-            counts["dublincore"] = props["dublincore"] = count
-            if keep_data and items:
-                data["dublincore"] = _jsonable(items)
-    except Exception:
-        failed("dublincore")
+def _microdata_step(root: Any, url: str, source: str | None) -> _Step:
+    if not _microdata_nesting_ok(root):
+        raise _TooDeep("microdata")
+    items = _MICRODATA.extract_items(root, url)
+    return len(items), _count_values(items, "properties"), items, False
 
-    # -- RDFa (pyRdfa rewrites attributes of the tree: last)
-    try:
-        if _rdfa_worth_running(root):
-            dom = _dom_root(root)
-            if dom is not None:
-                nodes, values = rdfa_counts(_RDFA.extract_items(dom, base_url=url))
-                counts["rdfa"], props["rdfa"] = len(nodes), values
-                if keep_data and nodes:
-                    data["rdfa"] = nodes
-    except Exception:
-        failed("rdfa")
+
+def _opengraph_step(root: Any, url: str, source: str | None) -> _Step:
+    items = list(_OPENGRAPH.extract_items(root))
+    count = opengraph_count(items)
+    return count, count, items, False
+
+
+def _microformat_step(root: Any, url: str, source: str | None) -> _Step:
+    roots = len(_MF_ROOT_TOKEN.findall("\n".join(_CLASS_VALUES(root))))
+    if not roots:
+        return 0, 0, None, False
+    if not _mf_nesting_ok(root, roots):
+        raise _TooDeep("microformat")
+    # mf2py wants text: the body we parsed, else one serialization of the tree
+    html = source if source is not None else lxml.html.tostring(root, encoding="unicode")
+    items = list(_MICROFORMAT.extract_items(html, base_url=url))
+    return len(items), _count_values(items, "properties"), items, False
+
+
+def _dublincore_step(root: Any, url: str, source: str | None) -> _Step:
+    items, count = dublincore_counts(list(_DUBLINCORE.extract_items(root)))
+    return count, count, items, False
+
+
+def _rdfa_step(root: Any, url: str, source: str | None) -> _Step:
+    if not _rdfa_worth_running(root):
+        return 0, 0, None, False
+    dom = _dom_root(root)
+    if dom is None:
+        return 0, 0, None, False
+    nodes, values = rdfa_counts(_RDFA.extract_items(dom, base_url=url))
+    return len(nodes), values, nodes, False
