@@ -1,0 +1,188 @@
+"""``scrapy frontier -a crawl=NAME [-a top=N] [-a hosts=N] [-a format=json]``: what a
+crawl's frontier holds, running or not.
+
+Queued / leased / done counts, per-host counts with each host's next-allowed time and
+delay, and the ``top`` best waiting URLs with their priority and why they got it (the
+parent URL, the parent's semantic score, the strategy). Works on either backend:
+``SPITAG_FRONTIER`` (or ``REDIS_URL``) as for the crawl; ``SPITAG_STRATEGY`` names the
+strategy in the reasons a Redis frontier keeps compact.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from spitag.commands._frontier import add_crawl_option
+from spitag.config import CrawlConfig
+from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
+from spitag.frontier import open_frontier
+from spitag.politeness import host_delay_setting
+from spitag.scoring import strategy_from_settings
+from spitag.store import sqlite_path
+from spitag.urls import redact
+
+if TYPE_CHECKING:
+    import argparse
+
+    from spitag.frontier import Counts, Entry, Frontier, HostState
+
+EXIT_BAD_INPUT = 2
+EXIT_BACKEND = 3
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+
+    def syntax(self) -> str:
+        return "-a crawl=NAME [-a top=N] [-a hosts=N] [-a format=text|json]"
+
+    def short_desc(self) -> str:
+        return "Show a crawl's frontier: counts, hosts, the best waiting URLs and why"
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        add_crawl_option(parser)
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
+        crawl = spargs.get("crawl", "").strip()
+        if not crawl:
+            raise UsageError("name the crawl: -a crawl=NAME", print_help=False)
+        top = _count(spargs, "top", 20)
+        host_limit = _count(spargs, "hosts", 20)
+        fmt = spargs.get("format", "text").strip().lower()
+        if fmt not in ("text", "json"):
+            raise UsageError("-a format= takes text or json", print_help=False)
+        try:
+            frontier = self._open(crawl)
+        except SpitagError as exc:
+            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
+            self.exitcode = EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
+            return
+        try:
+            state = snapshot(frontier, top, host_limit, host_delay_setting(self.settings))
+        except BackendUnavailableError as exc:
+            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
+            self.exitcode = EXIT_BACKEND
+            return
+        finally:
+            frontier.close()
+        if fmt == "json":
+            print(json.dumps(state, indent=1))
+        else:
+            print(render_text(state))
+        if not (state["queued"] or state["leased"] or state["done"]):
+            print(f"spitag: crawl {crawl!r} has nothing in frontier {state['frontier']}"
+                  " (check -a crawl= and SPITAG_FRONTIER)", file=sys.stderr)
+
+    def _open(self, crawl: str) -> Frontier:
+        config = CrawlConfig.from_settings(self.settings)
+        url = config.frontier_url
+        if url.startswith("sqlite:") and not sqlite_path(url, "SPITAG_FRONTIER").is_file():
+            raise BadInputError(f"no frontier at {url} (set SPITAG_FRONTIER as for the crawl)")
+        strategy = strategy_from_settings(self.settings).name
+        return open_frontier(url, crawl, strategy=strategy)
+
+
+def _count(spargs: dict[str, str], name: str, default: int) -> int:
+    raw = spargs.get(name, str(default)).strip()
+    if not raw.isdigit():
+        raise UsageError(f"-a {name}= takes a whole number, not {raw!r}", print_help=False)
+    return int(raw)
+
+
+def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float) -> dict[str, Any]:
+    """The frontier's own numbers, as plain data (``-a format=json`` prints this)."""
+    counts: Counts = frontier.counts()
+    hosts: list[HostState] = frontier.hosts(host_limit) if host_limit else []
+    best: list[Entry] = frontier.top(top) if top else []
+    now = time.time()
+    return {
+        "crawl": frontier.crawl,
+        "frontier": redact(frontier.url),
+        "strategy": frontier.strategy,
+        "queued": counts.queued,
+        "leased": counts.leased,
+        "done": counts.done,
+        "hosts": [
+            {
+                "host": h.host, "queued": h.queued, "leased": h.leased, "done": h.done,
+                "best": h.best, "next_allowed": _iso(h.next_allowed) if h.next_allowed else None,
+                "wait_seconds": max(h.next_allowed - now, 0.0),
+                "delay": default_delay if h.delay is None else h.delay,
+                "own_delay": h.delay is not None, "mean_score": h.mean_score,
+            }
+            for h in hosts
+        ],
+        "top": [
+            {"url": e.url, "host": e.host, "depth": e.depth, "priority": e.priority, "reason": e.reason}
+            for e in best
+        ],
+    }
+
+
+def render_text(state: dict[str, Any]) -> str:
+    known = state["queued"] + state["leased"] + state["done"]
+    lines = [
+        f"crawl {state['crawl']!r} in frontier {state['frontier']}",
+        f"  queued {state['queued']:,} · leased {state['leased']:,} · done {state['done']:,}"
+        f" · known {known:,}",
+        "",
+    ]
+    hosts = state["hosts"]
+    if hosts:
+        lines.append(f"hosts (the {len(hosts)} with most URLs queued):")
+        width = max(len("host"), *(len(h["host"]) for h in hosts))
+        lines.append(
+            f"  {'host':<{width}}  {'queued':>8}  {'leased':>6}  {'done':>8}  {'best':>10}"
+            f"  {'next allowed':<13}  {'delay s':>7}  {'mean score':>10}"
+        )
+        for h in hosts:
+            wait = "ready" if h["wait_seconds"] <= 0 else f"in {h['wait_seconds']:.1f} s"
+            delay = f"{h['delay']:.2f}" + ("*" if h["own_delay"] else "")
+            lines.append(
+                f"  {h['host']:<{width}}  {h['queued']:>8,}  {h['leased']:>6,}  {h['done']:>8,}"
+                f"  {_num(h['best']):>10}  {wait:<13}  {delay:>7}  {_num(h['mean_score']):>10}"
+            )
+        lines.append("  (delay* = the host's own, from robots.txt Crawl-delay; best = its best queued priority)")
+        lines.append("")
+    top = state["top"]
+    if top:
+        lines.append(f"top {len(top)} waiting URLs (best priority first):")
+        lines.append(f"  {'#':>3}  {'priority':>10}  {'depth':>5}  url")
+        for i, e in enumerate(top, 1):
+            lines.append(f"  {i:>3}  {_num(e['priority']):>10}  {e['depth']:>5}  {e['url']}")
+            lines.append(f"  {'':>3}  {'':>10}  {'':>5}  why: {why(e['reason'], state['strategy'])}")
+    else:
+        lines.append("no URL waiting")
+    return "\n".join(lines)
+
+
+def why(reason: dict[str, Any] | None, strategy: str | None) -> str:
+    """A reason in words: strategy, parent URL, parent's semantic score."""
+    if not reason:
+        return "seed"
+    parts = [str(reason.get("strategy") or strategy or "?")]
+    if reason.get("redirect_from"):
+        parts.append(f"redirect from {reason['redirect_from']}")
+    if reason.get("parent"):
+        score = reason.get("parent_score")
+        parts.append(f"linked from {reason['parent']}"
+                     + (f" (semantic score {score:g})" if isinstance(score, (int, float)) else ""))
+    return " · ".join(parts)
+
+
+def _num(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,78 @@
+"""``scrapy report -a crawl=NAME [-a against=OTHER] -o DIR``: a crawl as an HTML report.
+
+Reads the store (``SPITAG_STORE``, as for the crawl) and writes ``DIR/index.html``,
+its figures as PNG files beside it and every number as ``DIR/report.json``. With
+``against``, the two crawls side by side (the SpiTag thesis' comparison).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from spitag.config import CrawlConfig
+from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
+from spitag.store import open_store, sqlite_path
+from spitag.urls import redact
+
+if TYPE_CHECKING:
+    import argparse
+
+EXIT_BAD_INPUT = 2
+EXIT_BACKEND = 3
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+
+    def syntax(self) -> str:
+        return "-a crawl=NAME [-a against=OTHER] -o DIR"
+
+    def short_desc(self) -> str:
+        return "Write an HTML report (figures, numbers) of a stored crawl, or of two side by side"
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE")
+        parser.add_argument("-o", "-O", dest="output", metavar="DIR", help="folder to write the report to")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        # Imported here: matplotlib is only needed by this command.
+        from spitag.report import MissingCrawlError, write_report
+
+        spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
+        crawl = spargs.get("crawl", "").strip()
+        against = spargs.get("against", "").strip() or None
+        if not crawl or not opts.output:
+            raise UsageError("report needs -a crawl=NAME and -o DIR", print_help=False)
+        try:
+            config = CrawlConfig.from_settings(self.settings)
+            url = config.store_url
+            if url.startswith("sqlite:") and not sqlite_path(url).is_file():
+                raise BadInputError(f"no store at {url} (set SPITAG_STORE as for the crawl)")
+            store = open_store(url, config.store_body)
+        except SpitagError as exc:
+            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
+            self.exitcode = EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
+            return
+        out = Path(opts.output)
+        try:
+            data = write_report(store, crawl, out, against, redact(url))
+        except MissingCrawlError as exc:
+            print(f"spitag: error: {exc}", file=sys.stderr)
+            self.exitcode = EXIT_BAD_INPUT
+            return
+        finally:
+            store.close()
+        for report in data["crawls"]:
+            print(
+                f"crawl {report['crawl']!r}: {report['urls']:,} URLs, {report['pages']:,} pages,"
+                f" {report['semantic_items']:,} semantic items ({report['mean_items_per_page']:.2f} per page)",
+                file=sys.stderr,
+            )
+        print(f"report written to {out / 'index.html'}", file=sys.stderr)
