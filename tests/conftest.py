@@ -9,6 +9,7 @@ from typing import Iterator
 import pytest
 
 from tests.support.corpus import FLINK_ARCHIVE, PAGES_ARCHIVE, unpack
+from tests.support.pgserver import PgServer
 from tests.support.redisserver import RedisServer
 from tests.support.webserver import WebServer
 
@@ -66,3 +67,20 @@ def redis_url(redis_server: RedisServer) -> str:
     client.flushall()
     client.close()
     return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One real PostgreSQL for the session (127.0.0.1, a free port, a temp folder)."""
+    server = PgServer().start()
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> Iterator[str]:
+    """A new empty database on the session's PostgreSQL (its URL has a password);
+    dropped after the test."""
+    url = pg_server.create_database()
+    yield url
+    pg_server.drop_database(url.rsplit("/", 1)[1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -44,9 +45,19 @@ def record(url: str, body: str = "<html>x</html>", **extra: Any) -> dict[str, An
     return base
 
 
-@pytest.fixture(params=["sqlite"])
+def long_url(length: int = 10_000, seed: str = "") -> str:
+    """A URL of ``length`` characters that does not compress (a B-tree key of it would
+    not fit a PostgreSQL index page even compressed)."""
+    noise = "".join(hashlib.sha256(f"{seed}{i}".encode()).hexdigest() for i in range(length // 64 + 1))
+    return ("http://a.example/" + noise)[:length]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
 def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
-    """Every store backend the contract runs against."""
+    """Every store backend the contract runs against (PostgreSQL: a new database on
+    the session's real server)."""
+    if request.param == "postgresql":
+        return request.getfixturevalue("pg_url")
     return f"sqlite:///{tmp_path}/store.db"
 
 
@@ -114,18 +125,117 @@ def test_errors_and_redirects_are_url_rows_without_pages(store) -> None:
 
 
 def test_hostile_values_are_stored(store) -> None:
-    long_url = "http://a.example/" + "x" * 10_000
+    huge = long_url()
+    huge_target = long_url(seed="target")
     hostile = record(
-        long_url,
+        huge,
         "it's \"quoted\" \x00 nul \udcff surrogate",
         title="O'Brien; DROP TABLE page; --\x00",
-        data={"json-ld": [{"name": "bad \udcff"}]},
+        data={"json-ld": [{"name": "bad \udcff \x00"}]},
+        content_type="text/html" + "; x=\x00y" * 300,
+        encoding="utf-8\udcff",
+        error=None,
+        reason={"parent": "http://a.example/\x00\udcff"},
+        links=[huge_target, "http://a.example/nul\x00byte", "http://a.example/\udcff", "http://a.example/ok"],
     )
-    store.write([hostile, record("http://a.example/ok", "fine")])
+    result = store.write([hostile, record("http://a.example/ok", "fine")])
+    assert result.rejected == []
     assert store.query("SELECT COUNT(*) FROM url") == [(2,)]
     title = store.query("SELECT title FROM page WHERE title LIKE 'O%'")[0][0]
     assert title == "O'Brien; DROP TABLE page; --"
-    assert store.query("SELECT COUNT(*) FROM url WHERE url = ?", (long_url,)) == [(1,)]
+    assert store.query("SELECT COUNT(*) FROM url WHERE url = ?", (huge,)) == [(1,)]
+    assert store.query("SELECT COUNT(*) FROM outlink WHERE target = ?", (huge_target,)) == [(1,)]
+    assert ("http://a.example/nulbyte",) in store.query("SELECT target FROM outlink")
+    assert store.query("SELECT COUNT(*) FROM link") == [(1,)]  # huge → ok
+    store.write([hostile])  # replayed: still one row each
+    assert store.query("SELECT COUNT(*) FROM url") == [(2,)]
+    assert store.query("SELECT COUNT(*) FROM outlink") == [(4,)]
+    (item,) = [i for i in store.iter_urls("c1") if i["url"] == huge]
+    assert item["outlinks"] == 4 and item["data"]["json-ld"][0]["name"].startswith("bad ")
+
+
+def test_a_bad_record_is_skipped_not_its_neighbours(store) -> None:
+    batch = [record(f"http://a.example/{i}", f"<p>{i}</p>") for i in range(8)]
+    batch[2] = record("http://a.example/2", "<p>2</p>", md5dia=None)  # NOT NULL refused
+    batch[5] = {"url": "http://a.example/5", "status": 200}  # no crawl, no digest: unreadable
+    result = store.write(batch)
+    assert sorted(result.rejected) == ["http://a.example/2", "http://a.example/5"]
+    assert result.urls == [r["url"] for r in batch]  # every URL is settled, none retried forever
+    assert result.pages_new == 6
+    stored = [u for (u,) in store.query("SELECT url FROM url ORDER BY url")]
+    assert stored == [f"http://a.example/{i}" for i in (0, 1, 3, 4, 6, 7)]
+    assert store.query("SELECT COUNT(*) FROM page") == [(6,)]
+
+
+def test_write_result_counts_new_and_known_pages(store) -> None:
+    batch = [
+        record("http://a.example/", "<p>a</p>", links=["http://a.example/b"]),
+        record("http://a.example/b", "<p>b</p>", links=["http://a.example/"]),
+        record("http://a.example/copy", "<p>b</p>"),
+    ]
+    first = store.write(batch)
+    assert (first.pages_new, first.pages_seen, first.links_new) == (2, 0, 2)
+    again = store.write(batch)
+    assert (again.pages_new, again.pages_seen, again.links_new) == (0, 2, 0)
+    assert again.urls == [r["url"] for r in batch]
+
+
+def test_one_url_twice_in_a_batch_is_one_row(store) -> None:
+    store.write(
+        [
+            record("http://a.example/x", "<p>1</p>", depth=3, fetched_at="2026-11-30T10:00:00.000Z"),
+            record("http://a.example/x", "<p>2</p>", depth=1, fetched_at="2026-11-30T10:00:05.000Z"),
+        ]
+    )
+    rows = store.query("SELECT depth, page_id FROM url")
+    assert len(rows) == 1 and rows[0][0] == 1
+    (item,) = list(store.iter_urls("c1"))
+    assert item["fetched_at"] == "2026-11-30T10:00:05.000Z"
+    assert item["md5"] == md5_hex(b"<p>2</p>")
+
+
+GRAPH = {  # a → b → d → a is a cycle; c links out of the crawl to x, never fetched
+    "http://g.example/a": ["http://g.example/b", "http://g.example/c"],
+    "http://g.example/b": ["http://g.example/d"],
+    "http://g.example/c": ["http://x.example/"],
+    "http://g.example/d": ["http://g.example/a"],
+    "http://g.example/e": ["http://g.example/a"],
+}
+
+
+def write_graph(store) -> None:
+    store.write([record(u, f"<p>{u}</p>", links=t) for u, t in GRAPH.items()])
+    store.write([record("http://g.example/a", "<p>other</p>", crawl="c2", links=["http://g.example/z"])])
+
+
+def test_links_walk_the_url_graph(store) -> None:
+    write_graph(store)
+    a, b, c, d, e = (f"http://g.example/{n}" for n in "abcde")
+    assert store.links("c1", a, 1) == [(a, b, 1), (a, c, 1)]
+    assert store.links("c1", a, 2) == [(a, b, 1), (a, c, 1), (b, d, 2), (c, "http://x.example/", 2)]
+    assert store.links("c1", a, 3)[-1] == (d, a, 3)  # the cycle closes, and ends
+    assert len(store.links("c1", a, 10)) == 5
+    assert store.links("c1", a, 0) == []
+    assert store.links("c2", a, 5) == [(a, "http://g.example/z", 1)]
+    assert store.links("c1", "http://x.example/", 3) == []  # unfetched: no links out
+
+
+def test_links_reverse_walks_to_the_url(store) -> None:
+    write_graph(store)
+    a, b, d, e = (f"http://g.example/{n}" for n in "abde")
+    assert store.links("c1", a, 1, reverse=True) == [(d, a, 1), (e, a, 1)]
+    assert store.links("c1", a, 2, reverse=True) == [(d, a, 1), (e, a, 1), (b, d, 2)]
+    assert store.links("c1", a, 3, reverse=True)[-1] == (a, b, 3)
+    assert store.links("c1", "http://x.example/", 1, reverse=True) == [
+        ("http://g.example/c", "http://x.example/", 1)
+    ]
+
+
+def test_links_of_a_huge_url(store) -> None:
+    huge = long_url()
+    store.write([record(huge, "<p>h</p>", links=[huge + "/next", "http://a.example/"])])
+    assert store.links("c1", huge, 1) == [(huge, "http://a.example/", 1), (huge, huge + "/next", 1)]
+    assert store.links("c1", huge + "/next", 1, reverse=True) == [(huge, huge + "/next", 1)]
 
 
 def test_iter_urls_round_trips_items(store) -> None:

@@ -9,18 +9,27 @@
 * ``url``   — one row per requested URL and crawl: ``page_id`` (many URLs may serve one
   page), ``fetched`` (first download), ``checked`` (last check), ``expires``,
   ``status``, plus ``error``, ``depth``, ``priority``, ``reason``, ``redirect_to``.
+  Its key is ``(crawl, url_md5)``, ``url_md5`` = MD5 hex of the URL's UTF-8 bytes
+  (``spitag.store.base.url_md5``): a B-tree entry must fit in a third of a page
+  (PostgreSQL: ~2700 bytes), and a URL may be 10,000 characters long.
 * ``link``  — ``(source, target)`` page ids: the link graph between stored pages.
 * ``outlink`` — every link seen, URL to URL, per crawl: links whose target is not a page
-  yet wait here and become ``link`` rows when the target is stored.
+  yet wait here and become ``link`` rows when the target is stored. Keyed by
+  ``(crawl, source_md5, target_md5)`` for the same reason; the graph queries walk it.
 * ``spitag_meta`` — ``schema_version``.
 
 The same DDL serves SQLite and PostgreSQL; ``{blob}``/``{serial}``/``{ts}`` are filled
-per dialect.
+per dialect, and so are ``{key}`` (an MD5 hex) and ``{name}`` (a crawl's name): on
+PostgreSQL they compare bytewise (``COLLATE "C"``), not by the database's locale —
+keys are compared on every index descent, and their order means nothing. Texts that come from the web (content types, encodings) are TEXT: a
+VARCHAR limit would reject on PostgreSQL what SQLite accepts.
+
+Version 2: URL keys by MD5 (``url_md5``, ``source_md5``, ``target_md5``), TEXT types.
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS spitag_meta (
@@ -29,12 +38,12 @@ TABLES = [
     )""",
     """CREATE TABLE IF NOT EXISTS page (
         id {serial},
-        md5 CHAR(32) NOT NULL UNIQUE,
-        md5dia CHAR(32) NOT NULL,
-        type VARCHAR(255),
+        md5 {key} NOT NULL UNIQUE,
+        md5dia {key} NOT NULL,
+        type TEXT,
         data {blob},
         data_format VARCHAR(8) NOT NULL,
-        encoding VARCHAR(64),
+        encoding TEXT,
         size BIGINT NOT NULL,
         truncated BOOLEAN NOT NULL,
         title TEXT,
@@ -46,7 +55,8 @@ TABLES = [
     )""",
     "CREATE INDEX IF NOT EXISTS page_md5dia ON page (md5dia)",
     """CREATE TABLE IF NOT EXISTS url (
-        crawl VARCHAR(255) NOT NULL,
+        crawl {name} NOT NULL,
+        url_md5 {key} NOT NULL,
         url TEXT NOT NULL,
         page_id BIGINT REFERENCES page (id),
         fetched {ts},
@@ -54,12 +64,12 @@ TABLES = [
         expires {ts},
         status INTEGER,
         error TEXT,
-        content_type VARCHAR(255),
+        content_type TEXT,
         depth INTEGER NOT NULL,
         priority DOUBLE PRECISION,
         reason TEXT,
         redirect_to TEXT,
-        PRIMARY KEY (crawl, url)
+        PRIMARY KEY (crawl, url_md5)
     )""",
     "CREATE INDEX IF NOT EXISTS url_page ON url (page_id)",
     """CREATE TABLE IF NOT EXISTS link (
@@ -69,10 +79,12 @@ TABLES = [
     )""",
     "CREATE INDEX IF NOT EXISTS link_target ON link (target)",
     """CREATE TABLE IF NOT EXISTS outlink (
-        crawl VARCHAR(255) NOT NULL,
+        crawl {name} NOT NULL,
+        source_md5 {key} NOT NULL,
+        target_md5 {key} NOT NULL,
         source TEXT NOT NULL,
         target TEXT NOT NULL,
-        PRIMARY KEY (crawl, source, target)
+        PRIMARY KEY (crawl, source_md5, target_md5)
     )""",
-    "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target)",
+    "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target_md5)",
 ]

@@ -30,3 +30,19 @@ class SQLiteStore(SQLStore):
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"store {self.url}: cannot open {self.path}: {exc}") from None
         return conn
+
+    def _table_exists(self, cur: Any, name: str) -> bool:
+        cur.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        return cur.fetchone() is not None
+
+    def _lock_schema(self, cur: Any) -> None:
+        cur.execute("BEGIN IMMEDIATE")  # the write lock, before reading the version again
+
+    def _is_data_error(self, exc: BaseException) -> bool:
+        # NOT NULL / foreign key (IntegrityError), a value too big (DataError), a value
+        # that cannot be bound; "database is locked" and I/O errors are not the record's fault.
+        if isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError)):
+            return True
+        if isinstance(exc, (sqlite3.InterfaceError, sqlite3.ProgrammingError)):
+            return "binding parameter" in str(exc)
+        return super()._is_data_error(exc)
