@@ -29,6 +29,7 @@ FRONTIER_SCHEMES = ("sqlite", "redis", "rediss", "unix")
 def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     """Validate seeds, settings and strategy; BadInputError names what is wrong."""
     seeds = load_seeds(spargs.get("seeds"))
+    check_crawl_name(spargs.get("crawl"))
     config = CrawlConfig.from_settings(settings)
     strategy_from_settings(settings)
     syntax_weights(settings)
@@ -36,6 +37,20 @@ def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     check_backend_url("SPITAG_FRONTIER", config.frontier_url, FRONTIER_SCHEMES)
     check_backend_url("SPITAG_STORE", config.store_url, STORE_SCHEMES)
     return config
+
+
+MAX_CRAWL_NAME = 255
+
+
+def check_crawl_name(name: str | None) -> None:
+    """A crawl name keys every row of the crawl: short, printable, one line."""
+    if name is None:
+        return
+    name = name.strip()
+    if len(name) > MAX_CRAWL_NAME or not name.isprintable():
+        raise BadInputError(
+            f"crawl name must be printable and at most {MAX_CRAWL_NAME} characters: {name[:40]!r}…"
+        )
 
 
 def check_backend_url(setting: str, url: str, schemes: tuple[str, ...]) -> None:

@@ -18,6 +18,7 @@ fi
 # Packaged servers must not keep running on their default ports: the tests start their own.
 if command -v service >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
     service redis-server stop >/dev/null 2>&1 || true
+    service postgresql stop >/dev/null 2>&1 || true
 fi
 
 PYTHON=${PYTHON:-python3}

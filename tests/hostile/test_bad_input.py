@@ -48,6 +48,12 @@ def test_bad_input_fails_before_the_crawl(
     assert sorted(p.name for p in crawl_dir.iterdir() if p.name != "bad.log") == []
 
 
+def test_overlong_crawl_name_is_refused(webserver: WebServer, tmp_path: Path) -> None:
+    run = run_crawl(webserver, tmp_path / "crawl", "http://bad.test/", crawl="x" * 300, name="bad")
+    assert run.returncode == 2 and "crawl name" in run.error_lines()[0]
+    assert run.server_log == []
+
+
 def test_credentials_in_seeds_are_used_but_never_shown(webserver: WebServer, tmp_path: Path) -> None:
     site = DictSite({"/": '<html><body><a href="/private">p</a></body></html>',
                      "/private": "<html><body>members only</body></html>"})
