@@ -57,6 +57,10 @@ def read_rules(setting: str, value: Any) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
 
 
+def _default(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
 def _domain_matches(host: str, domains: frozenset[str]) -> bool:
     parts = host.split(".")
     return any(".".join(parts[i:]) in domains for i in range(len(parts)))
@@ -135,8 +139,8 @@ class UrlFilter:
     def from_settings(cls, settings: BaseSettings, scope: Scope) -> UrlFilter:
         def limit(name: str) -> int | None:
             raw = settings.get(name)
-            if raw in (None, "", "0", 0):
-                return None
+            if raw is None or (isinstance(raw, str) and not raw.strip()):
+                return None  # not set: no limit
             try:
                 value = int(raw)
             except (TypeError, ValueError):
@@ -156,8 +160,8 @@ class UrlFilter:
             max_depth=limit("SPITAG_MAX_DEPTH"),
             max_pages_per_host=limit("SPITAG_MAX_PAGES_PER_HOST"),
             traps=TrapGuard(
-                max_repeats=limit("SPITAG_TRAP_MAX_REPEATS") or 3,
-                max_chain=limit("SPITAG_TRAP_MAX_CHAIN") or 30,
+                max_repeats=_default(limit("SPITAG_TRAP_MAX_REPEATS"), 3),
+                max_chain=_default(limit("SPITAG_TRAP_MAX_CHAIN"), 30),
             ),
         )
 
