@@ -89,7 +89,7 @@ class FrontierScheduler(BaseScheduler):
         self.stopping = False
         # Nutch's -topN: pages fetched by the crawl, all its runs together.
         budget = settings.get("SPITAG_PAGE_BUDGET")
-        self.budget: int | None = int(budget) if budget not in (None, "", "0", 0) else None
+        self.budget: int | None = None if budget in (None, "") else int(budget)
         self.budget_left: int | None = None
 
     @classmethod
