@@ -300,10 +300,9 @@ class FrontierScheduler(BaseScheduler):
                 marked = self.frontier.mark_done(self.canonicals)
                 self.stats.inc_value("spitag/frontier/canonical_done", marked)
                 self.canonicals = []
-            while self.learnt:
-                host, score = self.learnt[0]
-                self.frontier.learn(host, score)
-                self.learnt.pop(0)
+            if self.learnt:
+                self.frontier.learn(self.learnt)
+                self.learnt = []
         except FrontierUnavailableError as exc:
             self._outage(exc)
             return

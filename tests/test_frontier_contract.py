@@ -133,9 +133,9 @@ def test_learnt_host_yield_lifts_its_rank(make) -> None:
     f = make(politeness=Politeness(delay=0.0, per_host=1), host_weight=0.7, score_half=10.0)
     f.push([entry("http://poor.test/a", 1.0), entry("http://rich.test/a", 0.25)], "sum")
     # unknown hosts rank by their squashed best priority: poor 0.5 > rich 0.2
-    f.learn("rich.test", 30.0)  # rich: 0.7 · 30/40 + 0.3 · 0.2 = 0.585 > 0.5
+    f.learn([("rich.test", 20.0), ("rich.test", 40.0)])  # mean 30: 0.7 · 30/40 + 0.3 · 0.2 = 0.585 > 0.5
     assert [e.host for e in f.pop(1)] == ["rich.test"]
-    f.learn("poor.test", 1.0)  # poor: 0.7 · 1/11 + 0.3 · 0.5 ≈ 0.21
+    f.learn([("poor.test", 1.0)])  # poor: 0.7 · 1/11 + 0.3 · 0.5 ≈ 0.21
     f.push([entry("http://rich.test/b", 0.25)], "sum")
     assert [e.host for e in f.pop(1)] == ["rich.test"]
 

@@ -205,8 +205,9 @@ class Frontier(ABC):
         """Forget a stop request (a crawl started again resumes)."""
 
     @abstractmethod
-    def learn(self, host: str, score: float) -> None:
-        """Record the semantic score of a page fetched from ``host`` (host ranking)."""
+    def learn(self, observations: Sequence[tuple[str, float]]) -> None:
+        """Record the semantic scores of pages fetched, as (host, score) pairs (host
+        ranking); one round trip for the whole batch."""
 
     @abstractmethod
     def counts(self) -> Counts: ...

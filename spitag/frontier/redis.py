@@ -240,12 +240,15 @@ end
 return renewed
 """
 
-# ARGV: prefix, host, score, w, half
+# ARGV: prefix, w, half, then (host, score sum, pages) triples.
 LEARN = _COMMON + r"""
-local p, host = ARGV[1], ARGV[2]
-redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[3])
-redis.call('HINCRBY', p .. 'yn', host, 1)
-if redis.call('ZSCORE', p .. 'hosts', host) then refresh(p, host, tonumber(ARGV[4]), tonumber(ARGV[5])) end
+local p, w, half = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+for i = 4, #ARGV, 3 do
+  local host = ARGV[i]
+  redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
+  redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
+  if redis.call('ZSCORE', p .. 'hosts', host) then refresh(p, host, w, half) end
+end
 return 1
 """
 
@@ -455,8 +458,18 @@ class RedisFrontier(Frontier):
         return {h.decode(): float(d) for h, d in self.redis.hgetall(self.prefix + "delay").items()}
 
     @_transient
-    def learn(self, host: str, score: float) -> None:
-        self._learn(args=[self.prefix, host, repr(float(score)), self.host_weight, self.score_half])
+    def learn(self, observations: Sequence[tuple[str, float]]) -> None:
+        sums: dict[str, list[float]] = {}
+        for host, score in observations:
+            total = sums.setdefault(host, [0.0, 0])
+            total[0] += score
+            total[1] += 1
+        if not sums:
+            return
+        args: list[Any] = [self.prefix, self.host_weight, self.score_half]
+        for host, (score, pages) in sums.items():
+            args += [host, repr(float(score)), int(pages)]
+        self._learn(args=args)
 
     @_transient
     def counts(self) -> Counts:

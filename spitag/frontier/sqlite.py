@@ -341,10 +341,7 @@ class SQLiteFrontier(Frontier):
     def clear_stop(self) -> None:
         self.conn.execute("DELETE FROM frontier_control WHERE crawl = ?", (self.crawl,))
 
-    def learn(self, host: str, score: float) -> None:
-        self.learn_many([(host, score)])
-
-    def learn_many(self, observations: Sequence[tuple[str, float]]) -> None:
+    def learn(self, observations: Sequence[tuple[str, float]]) -> None:
         sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
         for host, score in observations:
             sums[host][0] += score
