@@ -1,0 +1,260 @@
+"""The focus benchmark's parts: the web generator's invariants, the true counts, the
+oracle's order, the arrival-order metric, and one tiny crawl through the whole chain."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from bench.focus import (
+    agreement,
+    arrival_pages,
+    crawl_command,
+    cumulative,
+    harvest,
+    oracle_order,
+    run_crawl,
+)
+from bench.webgen import (
+    WebParams,
+    build_web,
+    compute_counts,
+    neutralize,
+    page_links,
+    semantic_counts,
+    served_hosts,
+    verify_sample,
+)
+from tests.support.corpus import FLINK_HOST, RealPage, real_pages
+from tests.support.webserver import DictSite, LogEntry, WebServer
+
+TINY = WebParams(seed=7, sites=8, size_median=4, size_sigma=0.6, size_min=3, size_max=8, seeds=2, flink=False)
+
+
+@pytest.fixture(scope="module")
+def handful(real_pages_dir: Path) -> list[RealPage]:
+    """A dozen real pages (a dozen hosts), the same on every run."""
+    return real_pages(real_pages_dir, n=12, seed=3)
+
+
+@pytest.fixture(scope="module")
+def tiny(handful: list[RealPage]):
+    web = build_web(handful, None, TINY)
+    compute_counts(web)
+    return web
+
+
+def graph(web) -> dict[str, tuple[str | None, tuple[str, ...]]]:
+    return {u: (n.template, tuple(n.links)) for u, n in web.nodes.items()}
+
+
+# ---------------------------------------------------------------------------- generator
+
+
+def test_generator_is_seeded(handful: list[RealPage]) -> None:
+    a, b = build_web(handful, None, TINY), build_web(handful, None, TINY)
+    assert graph(a) == graph(b) and a.seeds == b.seeds
+    c = build_web(handful, None, dataclasses.replace(TINY, seed=8))
+    assert graph(c) != graph(a)
+
+
+def test_site_shape(tiny) -> None:
+    assert len(tiny.site_templates) == 8
+    for host, urls in tiny.site_pages.items():
+        assert TINY.size_min <= len(urls) <= TINY.size_max
+        assert urls[0] == f"http://{host}/"
+        assert urls[1:] == [f"http://{host}/p/{i}.html" for i in range(1, len(urls))]
+        home = urls[0]
+        for i, url in enumerate(urls):
+            links = tiny.nodes[url].links
+            assert url not in links
+            if i:
+                assert home in links  # every page links home
+                assert urls[(i - 1) // TINY.fanout] in links  # and its tree parent
+            for child in range(TINY.fanout * i + 1, min(TINY.fanout * i + TINY.fanout, len(urls) - 1) + 1):
+                assert urls[child] in links
+    assert len(tiny.seeds) == TINY.seeds
+    assert all(s == tiny.site_pages[s.split("/")[2]][0] for s in tiny.seeds)
+
+
+def test_every_page_is_reachable_from_the_seeds(tiny) -> None:
+    assert tiny.reachable() == set(tiny.nodes)
+
+
+def test_sites_with_several_real_pages_cycle_through_them(real_pages_dir: Path) -> None:
+    pages = [p for p in real_pages(real_pages_dir) if p.host in ("web.archive.org", "www.chip.de")]
+    web = build_web(pages, None, dataclasses.replace(TINY, sites=None, size_min=12, size_max=12, seeds=1))
+    for host, keys in web.site_templates.items():
+        assert len(keys) > 1
+        assert [web.nodes[u].template for u in web.site_pages[host]] == [keys[i % len(keys)] for i in range(12)]
+    assert web.reachable() == set(web.nodes)
+
+
+def test_served_pages_link_only_where_the_graph_says(tiny) -> None:
+    """No original href survives: the a/area hrefs of every served page are exactly
+    its generated links, all to served hosts, each answered 200."""
+    sites = tiny.sites()
+    hosts = served_hosts(tiny)
+    for url, node in tiny.nodes.items():
+        response = sites[node.host].respond(node.path)
+        assert response.status == 200
+        root = lxml.html.document_fromstring(response.body)
+        hrefs = [el.get("href") for el in root.iter("a", "area") if el.get("href") is not None]
+        assert hrefs == node.links
+        assert page_links(response.body, url, response.content_type) == node.links
+        for link in node.links:
+            host = link.split("/")[2]
+            assert host in hosts
+            assert sites[host].respond(link.split(host, 1)[1]).status == 200
+    assert sites[next(iter(hosts))].respond("/robots.txt").status == 404
+
+
+def test_neutralize_renames_every_way_out() -> None:
+    html = (
+        b'<html><head><meta name="robots" content="noindex, nofollow">'
+        b'<meta http-equiv="refresh" content="0; url=http://away.example/">'
+        b'<link rel="canonical" href="http://keep.example/"></head><body>'
+        b'<a title="a > b" href="http://a.example/">1</a>'
+        b"<A\nHREF='http://b.example/'>2</A>"
+        b'<a rel="noopener  class="x" href="http://c.example/">3</a>'
+        b'<a href="http://d.example/"" target="">4</a>'
+        b"<map><area shape=rect href=http://e.example/></map>"
+        b'<a data-href="kept" title="href=here">5</a></body></html>'
+    )
+    out = neutralize(html)
+    root = lxml.html.document_fromstring(out)
+    assert [el.get("href") for el in root.iter("a", "area") if el.get("href") is not None] == []
+    assert page_links(out, "http://x.example/", "text/html; charset=utf-8") == []
+    assert b'href="http://keep.example/"' in out  # <link> is not a link a crawler follows
+    assert b'data-href="kept"' in out  # (the quote-naive pass may rename "href=" in values too)
+    # renamed metas still count as plain meta tags
+    assert semantic_counts(out, "http://x.example/", None)[0]["meta"] == 2
+
+
+# ---------------------------------------------------------------------------- true counts
+
+
+def test_semantic_counts_of_a_hand_made_page() -> None:
+    page = b"""<html><head>
+    <title>t</title>
+    <meta name="description" content="d"><meta name="empty" content=" ">
+    <meta property="og:title" content="T"><meta property="og:type" content="article">
+    <meta name="twitter:card" content="summary">
+    <link rel="schema.DC" href="http://purl.org/dc/elements/1.1/"><meta name="DC.title" content="T">
+    <script type="Application/LD+JSON; charset=utf-8">
+      {"@context": "https://schema.org", "@type": "WebSite",
+       "@graph": [{"@type": "Person", "name": "a"}, {"@type": "Place", "name": "b"}]}
+    </script>
+    <script type="application/ld+json"><!-- {"@type": "Thing", "name": "c"} --></script>
+    </head><body>
+    <div itemscope itemtype="https://schema.org/Book"><span itemprop="name">B</span>
+      <div itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">A</span></div></div>
+    <div vocab="https://schema.org/" typeof="Event"><span property="name">E</span></div>
+    <div class="h-card"><span class="p-name">C</span></div>
+    </body></html>"""
+    counts, errors = semantic_counts(page, "http://x.example/", "text/html; charset=utf-8")
+    assert errors == []
+    assert counts == {
+        "json-ld": 4,  # graph members 2 + the graph's own @type 1 + the commented one 1
+        "microdata": 1,  # the nested Person is not top-level
+        "rdfa": 1,
+        "opengraph": 2,
+        "twitter": 1,
+        "meta": 1,
+        "microformat": 1,
+        "dublincore": 1,
+        "total": 12,
+    }
+
+
+def test_generated_pages_count_as_their_template(tiny) -> None:
+    checked = verify_sample(tiny, 4, seed=1)
+    assert len(checked) == 4 and all(c["equal"] for c in checked), checked
+    assert all(tiny.count_of(n.host, n.path) is not None for n in tiny.nodes.values())
+    assert tiny.count_of(next(iter(tiny.site_templates)), "/p/999.html") is None
+
+
+# ---------------------------------------------------------------------------- metrics
+
+
+def test_oracle_fetches_the_richest_discovered_page_first() -> None:
+    links = {"A": ["B", "C", "X"], "B": ["E"], "C": ["D", "F"], "D": [], "E": [], "F": []}
+    counts = {"A": 0, "B": 1, "C": 5, "D": 10, "E": 100, "F": 5}  # X: not a page (404)
+    assert oracle_order(links, counts, ["A"], 10) == ["A", "C", "D", "F", "B", "E"]
+    assert oracle_order(links, counts, ["A"], 3) == ["A", "C", "D"]
+    # ties: the first discovered first; several seeds
+    assert oracle_order({"S": [], "T": []}, {"S": 1, "T": 1}, ["T", "S"], 5) == ["T", "S"]
+
+
+def test_oracle_on_the_tiny_web_is_best_first(tiny) -> None:
+    counts = {u: tiny.node_count(u) for u in tiny.nodes}
+    order = oracle_order({u: n.links for u, n in tiny.nodes.items()}, counts, tiny.seeds, 10_000)
+    assert sorted(order) == sorted(tiny.nodes)  # everything reachable gets fetched
+    assert set(order[: len(tiny.seeds)]) <= set(tiny.seeds) | set(order)
+    # every fetch was the best page available at that moment
+    discovered, fetched = set(tiny.seeds), set()
+    for url in order:
+        assert counts[url] == max(counts[u] for u in discovered - fetched)
+        fetched.add(url)
+        discovered.update(tiny.nodes[url].links)
+
+
+def test_arrival_order_metric_on_a_hand_made_log() -> None:
+    log = [
+        LogEntry(1.0, "a.test", "/", 200, 10),
+        LogEntry(1.1, "a.test", "/missing", 404, 5),
+        LogEntry(1.2, "secure.test", "secure.test:443", 405, 3),
+        LogEntry(1.3, "a.test", "/", 200, 10),  # the same URL again: counted once
+        LogEntry(1.4, "b.test", "/p/1.html", 200, 10),
+        LogEntry(1.5, "a.test", "/redirect", 301, 0),
+        LogEntry(1.6, "c.test", "/odd", 200, 10),  # not in the web: 0, flagged
+        LogEntry(1.7, "b.test", "/", 200, 10),
+    ]
+    truth = {("a.test", "/"): 10, ("b.test", "/p/1.html"): 20, ("b.test", "/"): 30}
+    pages = arrival_pages(log, lambda host, path: truth.get((host, path)))
+    assert [(p["host"], p["path"], p["count"], p["known"]) for p in pages] == [
+        ("a.test", "/", 10, True),
+        ("b.test", "/p/1.html", 20, True),
+        ("c.test", "/odd", 0, False),
+        ("b.test", "/", 30, True),
+    ]
+    counts = [p["count"] for p in pages]
+    assert harvest(counts, 2) == 15.0
+    assert harvest(counts, 4) == 15.0
+    assert harvest(counts, 5) is None
+    assert cumulative(counts) == [10, 30, 30, 60]
+
+
+# ---------------------------------------------------------------------------- one tiny crawl
+
+
+def test_tiny_crawl_through_the_proxy(tiny, tmp_path: Path) -> None:
+    """The whole chain on ≤ 40 pages: serve, crawl (bfs), read the log, score it."""
+    budget = 20
+    with WebServer(default_site=DictSite()) as server:
+        server.add_sites(tiny.sites())
+        cmd = crawl_command(tiny.seeds, "tiny", "bfs", budget, tmp_path)
+        got = run_crawl(server, cmd, tmp_path, timeout=120)
+    assert got["returncode"] == 0 and not got["timed_out"], (tmp_path / "crawl.log").read_text()[-3000:]
+    pages = arrival_pages(got["log"], tiny.count_of)
+    assert budget <= len(pages) <= len(tiny.nodes)
+    assert all(p["known"] for p in pages)
+    assert {e.host for e in got["log"]} <= served_hosts(tiny)
+    assert {f"http://{p['host']}{p['path']}" for p in pages[: len(tiny.seeds)]} == set(tiny.seeds)
+    check = agreement(tmp_path / "store.db", "tiny", tiny)
+    assert check["differ"] == 0 and check["unknown"] == 0 and check["same"] >= budget, check
+
+
+def test_flink_keeps_its_own_structure(handful: list[RealPage], flink_root: Path) -> None:
+    web = build_web(handful, flink_root, dataclasses.replace(TINY, flink=True, inter_links=3.0))
+    flink = [n for n in web.nodes.values() if n.host == FLINK_HOST]
+    assert web.seeds[-1] == f"http://{FLINK_HOST}/"
+    assert len(flink) > 300 and all(n.template is None for n in flink)
+    assert web.reachable() == set(web.nodes)
+    site = web.flink()
+    assert all(site.respond(n.path).status == 200 for n in flink)
+    into_flink = [v for n in web.nodes.values() if n.template for v in n.links if FLINK_HOST in v]
+    assert into_flink and all(web.count_key(FLINK_HOST, web.nodes[v].path).startswith("flink:") for v in into_flink)
