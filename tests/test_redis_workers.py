@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import redis
 
 from tests.support.redisserver import RedisServer
 from tests.support.sites import tree_paths, tree_site
-from tests.support.webserver import DictSite, Response, WebServer
+from tests.support.webserver import Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 

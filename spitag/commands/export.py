@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from spitag.commands._common import report_error, spider_args
 from spitag.config import CrawlConfig
 from spitag.errors import SpitagError
 from spitag.store import open_store
-from spitag.urls import redact
 
 if TYPE_CHECKING:
     import argparse
@@ -41,8 +41,7 @@ class Command(ScrapyCommand):
         parser.add_argument("-O", dest="overwrite", metavar="FILE", help="overwrite FILE")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
-        crawl = spargs.get("crawl", "").strip()
+        crawl = spider_args(opts).get("crawl", "").strip()
         target = opts.overwrite or opts.append
         if not crawl or not target:
             raise UsageError("export needs -a crawl=NAME and -O FILE (or -o FILE)")
@@ -50,8 +49,7 @@ class Command(ScrapyCommand):
             config = CrawlConfig.from_settings(self.settings)
             store = open_store(config.store_url, config.store_body)
         except SpitagError as exc:
-            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
-            self.exitcode = 2
+            self.exitcode = report_error(exc)
             return
         mode = "w" if opts.overwrite else "a"
         out = nullcontext(sys.stdout) if target == "-" else open(target, mode, encoding="utf-8")

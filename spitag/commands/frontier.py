@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._frontier import add_crawl_option
+from spitag.commands._common import report_error, add_crawl_option, spider_args
 from spitag.config import CrawlConfig
 from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
 from spitag.frontier import open_frontier
@@ -32,9 +32,6 @@ if TYPE_CHECKING:
     import argparse
 
     from spitag.frontier import Counts, Entry, Frontier, HostState
-
-EXIT_BAD_INPUT = 2
-EXIT_BACKEND = 3
 
 
 class Command(ScrapyCommand):
@@ -52,7 +49,7 @@ class Command(ScrapyCommand):
         add_crawl_option(parser)
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
+        spargs = spider_args(opts)
         crawl = spargs.get("crawl", "").strip()
         if not crawl:
             raise UsageError("name the crawl: -a crawl=NAME", print_help=False)
@@ -64,14 +61,12 @@ class Command(ScrapyCommand):
         try:
             frontier = self._open(crawl)
         except SpitagError as exc:
-            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
-            self.exitcode = EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
+            self.exitcode = report_error(exc)
             return
         try:
             state = snapshot(frontier, top, host_limit, host_delay_setting(self.settings))
         except BackendUnavailableError as exc:
-            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
-            self.exitcode = EXIT_BACKEND
+            self.exitcode = report_error(exc)
             return
         finally:
             frontier.close()

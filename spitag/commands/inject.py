@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._frontier import add_crawl_option, crawl_name, frontier_for
+from spitag.commands._common import EXIT_BACKEND, report_error, add_crawl_option, crawl_name, frontier_for
 from spitag.errors import BadInputError
 from spitag.frontier import Entry
 from spitag.scoring import strategy_from_settings
@@ -47,12 +47,11 @@ class Command(ScrapyCommand):
             seeds = load_seeds(value)
             priority = strategy_from_settings(self.settings).seed()
         except BadInputError as exc:
-            print(f"spitag: error: {exc}", file=sys.stderr)
-            self.exitcode = 2
+            self.exitcode = report_error(exc)
             return
         frontier = frontier_for(self.settings, crawl)
         if frontier is None:
-            self.exitcode = 3
+            self.exitcode = EXIT_BACKEND
             return
         try:
             result = frontier.push([Entry(u, host_of(u), 0, priority, None) for u in seeds], "max")

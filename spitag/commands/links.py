@@ -18,16 +18,14 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from spitag.commands._common import report_error, spider_args
 from spitag.config import CrawlConfig
-from spitag.errors import BackendUnavailableError, SpitagError
+from spitag.errors import SpitagError
 from spitag.store import open_store
-from spitag.urls import redact, try_normalize
+from spitag.urls import try_normalize
 
 if TYPE_CHECKING:
     import argparse
-
-EXIT_BAD_INPUT = 2
-EXIT_BACKEND = 3
 
 
 class Command(ScrapyCommand):
@@ -48,7 +46,7 @@ class Command(ScrapyCommand):
         parser.add_argument("--reverse", action="store_true", help="follow links backwards: who links to URL")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
+        spargs = spider_args(opts)
         crawl = spargs.get("crawl", "").strip()
         if not crawl or not opts.start:
             raise UsageError("links needs -a crawl=NAME and --from URL", print_help=False)
@@ -58,8 +56,7 @@ class Command(ScrapyCommand):
             config = CrawlConfig.from_settings(self.settings)
             store = open_store(config.store_url, config.store_body)
         except SpitagError as exc:
-            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
-            self.exitcode = EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
+            self.exitcode = report_error(exc)
             return
         try:
             start = opts.start

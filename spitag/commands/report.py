@@ -14,16 +14,14 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from spitag.commands._common import EXIT_BAD_INPUT, report_error, spider_args
 from spitag.config import CrawlConfig
-from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
+from spitag.errors import BadInputError, SpitagError
 from spitag.store import open_store, sqlite_path
 from spitag.urls import redact
 
 if TYPE_CHECKING:
     import argparse
-
-EXIT_BAD_INPUT = 2
-EXIT_BACKEND = 3
 
 
 class Command(ScrapyCommand):
@@ -45,7 +43,7 @@ class Command(ScrapyCommand):
         # Imported here: matplotlib is only needed by this command.
         from spitag.report import MissingCrawlError, write_report
 
-        spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
+        spargs = spider_args(opts)
         crawl = spargs.get("crawl", "").strip()
         against = spargs.get("against", "").strip() or None
         if not crawl or not opts.output:
@@ -57,8 +55,7 @@ class Command(ScrapyCommand):
                 raise BadInputError(f"no store at {url} (set SPITAG_STORE as for the crawl)")
             store = open_store(url, config.store_body)
         except SpitagError as exc:
-            print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
-            self.exitcode = EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
+            self.exitcode = report_error(exc)
             return
         out = Path(opts.output)
         try:

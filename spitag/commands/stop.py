@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.commands import ScrapyCommand
 
-from spitag.commands._frontier import add_crawl_option, crawl_name, frontier_for
+from spitag.commands._common import EXIT_BACKEND, add_crawl_option, crawl_name, frontier_for
 
 if TYPE_CHECKING:
     import argparse
@@ -36,7 +36,7 @@ class Command(ScrapyCommand):
         crawl = crawl_name(opts)
         frontier = frontier_for(self.settings, crawl)
         if frontier is None:
-            self.exitcode = 3
+            self.exitcode = EXIT_BACKEND
             return
         try:
             frontier.request_stop()

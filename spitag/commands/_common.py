@@ -1,4 +1,5 @@
-"""Shared by the commands that act on a running crawl's frontier (stop, inject)."""
+"""What SpiTag's commands share: exit codes, ``-a NAME=VALUE`` arguments, error lines,
+and opening a crawl's frontier."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import UsageError
 
 from spitag.config import CrawlConfig
-from spitag.errors import SpitagError
+from spitag.errors import BackendUnavailableError, SpitagError
 from spitag.frontier import open_frontier
 from spitag.urls import redact
 
@@ -20,13 +21,27 @@ if TYPE_CHECKING:
     from spitag.frontier import Frontier
 
 
+EXIT_BAD_INPUT = 2  # seeds, arguments, settings
+EXIT_BACKEND = 3  # a store or frontier that cannot be reached
+
+
+def spider_args(opts: argparse.Namespace) -> dict[str, str]:
+    """The ``-a NAME=VALUE`` arguments as a dict."""
+    return dict(a.split("=", 1) for a in opts.spargs if "=" in a)
+
+
+def report_error(exc: Exception) -> int:
+    """Print one ``spitag: error: …`` line (passwords hidden); the exit code it means."""
+    print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
+    return EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
+
+
 def add_crawl_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-a", dest="spargs", action="append", default=[], metavar="crawl=NAME")
 
 
 def crawl_name(opts: argparse.Namespace) -> str:
-    spargs = dict(a.split("=", 1) for a in opts.spargs if "=" in a)
-    crawl = spargs.get("crawl", "").strip()
+    crawl = spider_args(opts).get("crawl", "").strip()
     if not crawl:
         raise UsageError("name the crawl: -a crawl=NAME", print_help=False)
     return crawl
@@ -38,5 +53,5 @@ def frontier_for(settings: BaseSettings, crawl: str) -> Frontier | None:
         config = CrawlConfig.from_settings(settings)
         return open_frontier(config.frontier_url, crawl)
     except SpitagError as exc:
-        print(f"spitag: error: {redact(str(exc))}", file=sys.stderr)
+        report_error(exc)
         return None
