@@ -99,7 +99,7 @@ SPITAG_TRAP_MAX_CHAIN = _env("SPITAG_TRAP_MAX_CHAIN", "30")
 # Scoring: spitag | opic | importance | bfs, and their knobs.
 SPITAG_STRATEGY = _env("SPITAG_STRATEGY", "spitag")
 SPITAG_SYNTAX_WEIGHTS: dict[str, float] = {}
-SPITAG_SCORE_HALF = _env("SPITAG_SCORE_HALF", "10")
+SPITAG_SCORE_HALF = _env("SPITAG_SCORE_HALF", "60")
 SPITAG_LINK_CASH = _env("SPITAG_LINK_CASH", "0.1")
 SPITAG_IMPORTANCE_FACTOR = _env("SPITAG_IMPORTANCE_FACTOR", "0.5")
 SPITAG_MAX_LINK_NUM = _env("SPITAG_MAX_LINK_NUM", "100")
@@ -114,6 +114,9 @@ SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
 # spitag strategy: weight of what the crawl learnt of a host (its pages' mean semantic
 # score) against its best waiting priority, in the pop order (0 … 1; 0 turns it off).
 SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "0.7")
+# spitag strategy: the semantic score a host not fetched yet is assumed to have (0: none,
+# unknown hosts rank by their parents' promise alone).
+SPITAG_HOST_PRIOR = _env("SPITAG_HOST_PRIOR", "0")
 # Seconds between two requests to one host, across all workers (robots.txt Crawl-delay
 # overrides it per host). Unset: DOWNLOAD_DELAY.
 SPITAG_HOST_DELAY = None

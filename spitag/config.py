@@ -38,6 +38,7 @@ class CrawlConfig:
     lease_seconds: float
     pop_batch: int
     host_weight: float
+    host_prior: float
     max_sitemap_urls: int
 
     @classmethod
@@ -57,6 +58,7 @@ class CrawlConfig:
             lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
             pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
+            host_prior=_number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
             max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
         )
         _flag(settings, "SPITAG_SITEMAPS")

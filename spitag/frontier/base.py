@@ -96,21 +96,27 @@ class Politeness:
     per_host: int = 4
 
 
-def host_rank(best: float, mean_score: float | None, host_weight: float, half: float) -> float:
+def host_rank(
+    best: float, mean_score: float | None, host_weight: float, half: float, prior: float = 0.0
+) -> float:
     """A host's place in the pop order (higher first).
 
     Without host learning (``host_weight`` = 0, every strategy but ``spitag``) it is the
     host's best queued priority. With it, the priority is first squashed into [0, 1) —
     ``link = best / (best + 1)`` — and blended with what the host's fetched pages have
     shown: ``rank = W · σ(mean) + (1 − W) · link``, ``σ(m) = m / (m + half)``, W =
-    ``host_weight`` (``SPITAG_HOST_WEIGHT``). A host not fetched yet is ranked by
-    ``link`` alone: what its parents promise.
+    ``host_weight`` (``SPITAG_HOST_WEIGHT``). A host not fetched yet is taken to be as
+    rich as ``prior`` (``SPITAG_HOST_PRIOR``, a semantic score): optimism about the
+    unknown, so that the crawl keeps discovering hosts instead of settling on the first
+    fair ones; it is ranked by ``link`` alone when the prior is 0.
     """
     if host_weight <= 0:
         return best
     link = best / (best + 1.0) if best > 0 else 0.0
     if mean_score is None:
-        return link
+        if prior <= 0:
+            return link
+        mean_score = prior
     sigma = mean_score / (mean_score + half) if mean_score > 0 else 0.0
     return host_weight * sigma + (1.0 - host_weight) * link
 
@@ -128,6 +134,7 @@ class Frontier(ABC):
         politeness: Politeness | None = None,
         host_weight: float = 0.0,
         score_half: float = 10.0,
+        host_prior: float = 0.0,
         strategy: str | None = None,
     ) -> None:
         if not 0 < lease_seconds <= 3600:
@@ -139,10 +146,11 @@ class Frontier(ABC):
         self.politeness = politeness or Politeness()
         self.host_weight = host_weight
         self.score_half = score_half
+        self.host_prior = host_prior
         self.strategy = strategy  # named in the reasons a compact backend rebuilds
 
     def rank(self, best: float, mean_score: float | None) -> float:
-        return host_rank(best, mean_score, self.host_weight, self.score_half)
+        return host_rank(best, mean_score, self.host_weight, self.score_half, self.host_prior)
 
     @abstractmethod
     def push(self, entries: Sequence[Entry], combine: str) -> PushResult: ...

@@ -11,6 +11,7 @@ small sorted sets and hashes in its compact listpack encoding):
   next-allowed time; ``next`` / ``hard`` hashes — soft (pop) and hard (download)
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
+* ``cfg`` hash — the crawl's ranking parameters the scripts read (the host prior);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
   ``owner|priority``; ``n`` hash — queued / leased / done counters; ``stop`` — set by
   ``scrapy stop``.
@@ -59,7 +60,12 @@ local function refresh(p, host, w, half)
   end
   local mean = nil
   local n = tonumber(redis.call('HGET', p .. 'yn', host) or '0')
-  if n > 0 then mean = tonumber(redis.call('HGET', p .. 'ys', host)) / n end
+  if n > 0 then
+    mean = tonumber(redis.call('HGET', p .. 'ys', host)) / n
+  else
+    local prior = tonumber(redis.call('HGET', p .. 'cfg', 'prior') or '0')
+    if prior > 0 then mean = prior end
+  end
   redis.call('ZADD', p .. 'hosts', rank(tonumber(top[2]), mean, w, half), host)
   redis.call('ZADD', p .. 'ready', redis.call('HGET', p .. 'next', host) or 0, host)
 end
@@ -362,6 +368,10 @@ class RedisFrontier(Frontier):
         self._requeue, self._renew, self._learn = register(REQUEUE), register(RENEW), register(LEARN)
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
         self._mark_done = register(MARK_DONE)
+        try:
+            self.redis.hset(self.prefix + "cfg", "prior", repr(float(self.host_prior)))
+        except (redis.RedisError, OSError) as exc:
+            raise BackendUnavailableError(f"frontier {redact(url)}: Redis unreachable: {redact(str(exc))}") from None
 
     def _key(self, url: str) -> str:
         host, member = encode_member(url)
