@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 from scrapy.exceptions import UsageError
 
 from spitag.config import CrawlConfig
-from spitag.errors import BackendUnavailableError, SpitagError
+from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
 from spitag.frontier import open_frontier
+from spitag.store import open_store, sqlite_path
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from spitag.frontier import Frontier
+    from spitag.store import Store
 
 
 EXIT_BAD_INPUT = 2  # seeds, arguments, settings
@@ -36,8 +38,9 @@ def report_error(exc: Exception) -> int:
     return EXIT_BACKEND if isinstance(exc, BackendUnavailableError) else EXIT_BAD_INPUT
 
 
-def add_crawl_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-a", dest="spargs", action="append", default=[], metavar="crawl=NAME")
+def add_crawl_option(parser: argparse.ArgumentParser, metavar: str = "crawl=NAME") -> None:
+    """The ``-a NAME=VALUE`` option (read with ``spider_args``)."""
+    parser.add_argument("-a", dest="spargs", action="append", default=[], metavar=metavar)
 
 
 def crawl_name(opts: argparse.Namespace) -> str:
@@ -45,6 +48,16 @@ def crawl_name(opts: argparse.Namespace) -> str:
     if not crawl:
         raise UsageError("name the crawl: -a crawl=NAME", print_help=False)
     return crawl
+
+
+def open_crawl_store(settings: BaseSettings, *, must_exist: bool = False) -> Store:
+    """The store named by ``SPITAG_STORE``. With ``must_exist``, a missing SQLite file is
+    bad input (a typo in the path), not a new empty store. Raises SpitagError."""
+    config = CrawlConfig.from_settings(settings)
+    url = config.store_url
+    if must_exist and url.startswith("sqlite:") and not sqlite_path(url).is_file():
+        raise BadInputError(f"no store at {url} (set SPITAG_STORE as for the crawl)")
+    return open_store(url, config.store_body)
 
 
 def frontier_for(settings: BaseSettings, crawl: str) -> Frontier | None:

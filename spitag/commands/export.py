@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import report_error, spider_args
-from spitag.config import CrawlConfig
+from spitag.commands._common import add_crawl_option, open_crawl_store, report_error, spider_args
 from spitag.errors import SpitagError
-from spitag.store import open_store
 
 if TYPE_CHECKING:
     import argparse
@@ -36,7 +34,7 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE")
+        add_crawl_option(parser)
         parser.add_argument("-o", dest="append", metavar="FILE", help="append to FILE")
         parser.add_argument("-O", dest="overwrite", metavar="FILE", help="overwrite FILE")
 
@@ -46,8 +44,7 @@ class Command(ScrapyCommand):
         if not crawl or not target:
             raise UsageError("export needs -a crawl=NAME and -O FILE (or -o FILE)")
         try:
-            config = CrawlConfig.from_settings(self.settings)
-            store = open_store(config.store_url, config.store_body)
+            store = open_crawl_store(self.settings)
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return

@@ -18,10 +18,8 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import report_error, spider_args
-from spitag.config import CrawlConfig
+from spitag.commands._common import add_crawl_option, open_crawl_store, report_error, spider_args
 from spitag.errors import SpitagError
-from spitag.store import open_store
 from spitag.urls import try_normalize
 
 if TYPE_CHECKING:
@@ -40,7 +38,7 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("-a", dest="spargs", action="append", default=[], metavar="crawl=NAME")
+        add_crawl_option(parser)
         parser.add_argument("--from", dest="start", metavar="URL", help="the URL to start from")
         parser.add_argument("--depth", type=int, default=1, metavar="N", help="hops to follow (default 1)")
         parser.add_argument("--reverse", action="store_true", help="follow links backwards: who links to URL")
@@ -53,8 +51,7 @@ class Command(ScrapyCommand):
         if opts.depth < 1:
             raise UsageError(f"--depth must be 1 or more, not {opts.depth}", print_help=False)
         try:
-            config = CrawlConfig.from_settings(self.settings)
-            store = open_store(config.store_url, config.store_body)
+            store = open_crawl_store(self.settings)
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return

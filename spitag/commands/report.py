@@ -14,10 +14,14 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import EXIT_BAD_INPUT, report_error, spider_args
-from spitag.config import CrawlConfig
-from spitag.errors import BadInputError, SpitagError
-from spitag.store import open_store, sqlite_path
+from spitag.commands._common import (
+    EXIT_BAD_INPUT,
+    add_crawl_option,
+    open_crawl_store,
+    report_error,
+    spider_args,
+)
+from spitag.errors import SpitagError
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -36,7 +40,7 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE")
+        add_crawl_option(parser, "crawl=NAME [-a against=OTHER]")
         parser.add_argument("-o", "-O", dest="output", metavar="DIR", help="folder to write the report to")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -49,17 +53,13 @@ class Command(ScrapyCommand):
         if not crawl or not opts.output:
             raise UsageError("report needs -a crawl=NAME and -o DIR", print_help=False)
         try:
-            config = CrawlConfig.from_settings(self.settings)
-            url = config.store_url
-            if url.startswith("sqlite:") and not sqlite_path(url).is_file():
-                raise BadInputError(f"no store at {url} (set SPITAG_STORE as for the crawl)")
-            store = open_store(url, config.store_body)
+            store = open_crawl_store(self.settings, must_exist=True)
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return
         out = Path(opts.output)
         try:
-            data = write_report(store, crawl, out, against, redact(url))
+            data = write_report(store, crawl, out, against, redact(store.url))
         except MissingCrawlError as exc:
             print(f"spitag: error: {exc}", file=sys.stderr)
             self.exitcode = EXIT_BAD_INPUT
