@@ -2,6 +2,7 @@
 
     python bench/frontier.py [--pages 5000] [--runs 3] [--urls 200000] [--hosts 2000]
                              [--out bench/out/frontier] [--only memory,crawl,workers,ops]
+                             [--memory-quick]
 
 The baseline is scrapy-redis (``scrapy_redis.scheduler.Scheduler`` with its
 ``PriorityQueue`` and ``RFPDupeFilter``), measured in the same run on the same data:
@@ -9,9 +10,10 @@ The baseline is scrapy-redis (``scrapy_redis.scheduler.Scheduler`` with its
 1. **memory** — Redis bytes per queued URL, seen set included: N URLs over H hosts
    (paths of 40–60 characters, each with a reason: parent URL and parent score) pushed
    into a fresh redis-server, ``INFO memory`` ``used_memory`` after ``MEMORY PURGE``,
-   before and after, divided by N. Ours under several Redis configs and, to show where
-   the bytes go, with other value formats (``_data`` swapped in this process only) and
-   one simulated layout; bytes per key type from ``MEMORY USAGE … SAMPLES 0``.
+   before and after, divided by N. Ours on the default config and with listpack limits
+   of 1024, on random parents (worst case) and on crawl-like parents (20 children
+   each), and one simulated layout; bytes per key type from ``MEMORY USAGE … SAMPLES
+   0``. ``--memory-quick``: the default config only.
 2. **crawl** — pages/s of one plain link-following parse on (a) scrapy-redis' scheduler,
    (b) our ``FrontierScheduler`` on Redis, (c) plain Scrapy; interleaved runs, median.
 3. **workers** — the full ``scrapy crawl spitag`` with 1 and with 2 workers on one
@@ -188,12 +190,15 @@ def summarize_ops(delta: dict[str, dict[str, float]], pages: int, scripted: bool
 # ----------------------------------------------------------------------- 1. memory
 
 
-def gen_entries(n: int, hosts: int, dist: str, seed: int = 1) -> list[Any]:
+def gen_entries(n: int, hosts: int, dist: str, seed: int = 1, children: int = 1) -> list[Any]:
     """N entries over H hosts: paths of 40–60 chars, depth, a spitag-like priority and
     its reason (parent URL — 90 % the same host — and parent semantic score).
 
     ``zipf``: host i gets a share ∝ 1/(i+1)^0.9, as in a crawl whose queue a few big
-    sites dominate; ``uniform``: N/H per host."""
+    sites dominate; ``uniform``: N/H per host. Each URL's parent is a random earlier URL
+    (about 2 children a parent, 100,000 distinct parents in 200,000: the worst case for
+    a frontier that keeps parents once); ``children`` = k > 1 keeps one parent for k
+    URLs of its host in a row, as a fetched page's outlinks arrive together in a crawl."""
     from spitag.frontier import Entry
 
     rnd = random.Random(seed)
@@ -201,6 +206,7 @@ def gen_entries(n: int, hosts: int, dist: str, seed: int = 1) -> list[Any]:
     weights = [1 / (i + 1) ** 0.9 for i in range(hosts)] if dist == "zipf" else [1.0] * hosts
     picks = rnd.choices(range(hosts), weights, k=n) if dist == "zipf" else [i % hosts for i in range(n)]
     per_host: dict[int, list[str]] = collections.defaultdict(list)
+    current: dict[int, tuple[str, int]] = {}
     out = []
     for k, h in enumerate(picks):
         host = names[h]
@@ -210,12 +216,15 @@ def gen_entries(n: int, hosts: int, dist: str, seed: int = 1) -> list[Any]:
             if 40 <= len(path) <= 60:
                 break
         url = f"https://{host}{path}"
-        if per_host[h] and rnd.random() < 0.9:
+        if children > 1 and h in current and current[h][1] < children:
+            parent = current[h][0]
+        elif per_host[h] and rnd.random() < 0.9:
             parent = rnd.choice(per_host[h])
         elif out:
             parent = rnd.choice(out).url
         else:
             parent = f"https://{host}/"
+        current[h] = (parent, current[h][1] + 1 if h in current and current[h][0] == parent else 1)
         score = float(rnd.choice((0, 0, 1, 2, 3, 4, 6, 9, 12, 20, 35)))
         priority = score / (score + 10) + 0.1 * rnd.random() / rnd.randint(20, 200)
         reason = {"strategy": "spitag", "parent": parent, "parent_score": score}
@@ -241,26 +250,10 @@ def key_report(client: redis.Redis, n: int) -> tuple[dict[str, float], dict[str,
     return {k: round(v / n, 1) for k, v in usage.most_common()}, dict(enc.most_common())
 
 
-def _data_relative(entry: Any) -> str:
-    """What-if: the parent written like a member (``s/path``) when on the same host."""
-    from spitag.frontier.redis import encode_member
-
-    reason = entry.reason or {}
-    parent = reason.get("parent") or ""
-    if parent:
-        host, member = encode_member(parent)
-        parent = member if host == entry.host else parent
-    score = reason.get("parent_score")
-    return f"{entry.depth}|{'' if score is None else score}|{parent}"
-
-
-def _data_no_parent(entry: Any) -> str:
-    """What-if: ``depth|parent_score`` only (the parent found elsewhere, e.g. the store's outlinks)."""
-    score = (entry.reason or {}).get("parent_score")
-    return f"{entry.depth}|{'' if score is None else score}|"
-
-
-DATA_VARIANTS = {"current": None, "parent-relative": _data_relative, "no-parent": _data_no_parent}
+# Value formats of the layout-1 records (``h:<host>`` value ``depth|parent_score|parent``)
+# were compared here until layout 2; layout 2 keeps parents once per parent (``p:``),
+# so only the code's own format is measured now.
+DATA_VARIANTS = {"current": None}
 
 LISTPACK_1024 = {"zset-max-listpack-entries": 1024, "hash-max-listpack-entries": 1024}
 LISTPACK_1024_V128 = {**LISTPACK_1024, "zset-max-listpack-value": 128, "hash-max-listpack-value": 128}
@@ -273,13 +266,9 @@ def config_name(config: dict[str, int]) -> str:
 
 
 def ours_memory(entries: list[Any], config: dict[str, int], variant: str) -> dict[str, Any]:
-    import spitag.frontier.redis as frontier_redis
     from spitag.frontier import open_frontier
 
-    original = frontier_redis._data
-    if DATA_VARIANTS[variant] is not None:
-        frontier_redis._data = DATA_VARIANTS[variant]
-    try:
+    if True:
         with RedisServer() as server:
             client = redis.Redis.from_url(server.url)
             for name, value in config.items():
@@ -294,8 +283,6 @@ def ours_memory(entries: list[Any], config: dict[str, int], variant: str) -> dic
             counts = frontier.counts()
             by_key, encodings = key_report(client, len(entries))
             frontier.close()
-    finally:
-        frontier_redis._data = original
     assert counts.queued == len(entries), counts
     return {"bytes_per_url": (after - before) / len(entries), "push_seconds": push_seconds,
             "by_key": by_key, "encodings": encodings}
@@ -389,9 +376,11 @@ def run_memory(args: argparse.Namespace) -> dict[str, Any]:
     print(f"[memory] {args.urls} URLs over {args.hosts} hosts …", flush=True)
     zipf = gen_entries(args.urls, args.hosts, "zipf")
     uniform = gen_entries(args.urls, args.hosts, "uniform", seed=3)
+    crawl_like = gen_entries(args.urls, args.hosts, "zipf", children=20)
     sizes = collections.Counter(e.host for e in zipf)
     share = lambda limit: sum(v for v in sizes.values() if v > limit) / len(zipf)  # noqa: E731
     rows: list[dict[str, Any]] = []
+    import spitag.frontier.redis as frontier_redis
 
     def add(system: str, dist: str, config: dict, variant: str, result: dict) -> None:
         rows.append({"system": system, "dist": dist, "config": config_name(config), "variant": variant, **result})
@@ -399,30 +388,22 @@ def run_memory(args: argparse.Namespace) -> dict[str, Any]:
               f"{result['bytes_per_url']:7.1f} B/URL", flush=True)
 
     add("scrapy-redis", "zipf", {}, "-", scrapy_redis_memory(zipf))
-    for config in ({}, LISTPACK_1024, LISTPACK_1024_V128):
+    for config in ({}, LISTPACK_1024) if not args.memory_quick else ({},):
         add("spitag", "zipf", config, "current", ours_memory(zipf, config, "current"))
-    add("spitag", "zipf", {}, "parent-relative", ours_memory(zipf, {}, "parent-relative"))
-    for config in ({}, LISTPACK_1024):
-        add("spitag", "zipf", config, "no-parent", ours_memory(zipf, config, "no-parent"))
-    for config in ({}, LISTPACK_1024):
-        add("simulated", "zipf", config, "fp-buckets", simulated_memory(zipf, config))
-    add("simulated", "zipf", LISTPACK_1024, "fp-buckets+int", simulated_memory(zipf, LISTPACK_1024, int_scores=True))
-    for variant in ("current", "no-parent"):
-        add("spitag", "uniform", {}, variant, ours_memory(uniform, {}, variant))
-    add("spitag", "uniform", LISTPACK_1024_V128, "current", ours_memory(uniform, LISTPACK_1024_V128, "current"))
-    import spitag.frontier.redis as frontier_redis
+    add("spitag", "zipf", {}, "crawl-like", ours_memory(crawl_like, {}, "current"))
+    add("spitag", "uniform", {}, "current", ours_memory(uniform, {}, "current"))
+    if not args.memory_quick:
+        add("simulated", "zipf", {}, "fp-buckets", simulated_memory(zipf, {}))
+        add("simulated", "zipf", LISTPACK_1024, "fp-buckets", simulated_memory(zipf, LISTPACK_1024))
 
-    sample = next(e for e in zipf[100:] if e.reason["parent"].split("/")[2] == e.host)
-    member = frontier_redis.encode_member(sample.url)[1]
+    parents = len({e.reason["parent"] for e in zipf})
     return {
         "urls": args.urls, "hosts": args.hosts, "rows": rows,
         "zipf_hosts": {"largest": sizes.most_common(1)[0][1], "share_in_hosts_over_128": share(128),
                        "share_in_hosts_over_1024": share(1024)},
-        "sample": {"url": sample.url, "member": member, "member_len": len(member),
-                   "value": frontier_redis._data(sample), "value_len": len(frontier_redis._data(sample)),
-                   "score": repr(float(sample.priority))},
+        "distinct_parents": parents,
+        "distinct_parents_crawl_like": len({e.reason["parent"] for e in crawl_like}),
         "mean_member_len": statistics.mean(len(frontier_redis.encode_member(e.url)[1]) for e in zipf),
-        "mean_value_len": statistics.mean(len(frontier_redis._data(e)) for e in zipf),
         "mean_score_len": statistics.mean(len(repr(float(e.priority))) for e in zipf),
     }
 
@@ -703,7 +684,8 @@ def redis_benchmark(requests: int) -> dict[str, Any]:
                                   "h:__rand_int__", "0.5", "s/news/2024/05/some-article-slug-__rand_int__.html", "3|12.0|"],
             "EVALSHA push 1 URL": ["-n", str(requests), "-r", "2000", "EVALSHA", push, "0", "spitag:rb:", "sum",
                                    "0.7", "10", "www.host__rand_int__.com", "s/news/2024/05/some-article-slug-__rand_int__.html",
-                                   "0.5454", "3|12.0|s/news/2024/05/the-parent-article-slug-1.html"],
+                                   "0.5454", "3", "12", "www.host__rand_int__.com",
+                                   "s/news/2024/05/the-parent-article-slug-1.html", ""],
             "EVALSHA pop 16": ["-n", str(max(requests // 20, 1000)), "EVALSHA", pop, "0", "spitag:rb:", "16", "60",
                                "bench-owner", "0", "16", "0.7", "10", "256"],
         }
@@ -773,12 +755,13 @@ def report(results: dict[str, Any]) -> str:
                   f"   zipf: largest host {mem['zipf_hosts']['largest']} URLs; "
                   f"{mem['zipf_hosts']['share_in_hosts_over_128']:.0%} of URLs in hosts > 128, "
                   f"{mem['zipf_hosts']['share_in_hosts_over_1024']:.0%} in hosts > 1024",
-                  f"   mean member {mem['mean_member_len']:.0f} B, mean h: value {mem['mean_value_len']:.0f} B, "
-                  f"mean score text {mem['mean_score_len']:.0f} B; e.g. {mem['sample']['member']!r} → {mem['sample']['value']!r}",
-                  f"   {'system':12} {'hosts':7} {'redis config':24} {'value format':16} {'B/URL':>7} {'vs sr':>6} {'push s':>6}  by key (B/URL) · encodings"]
+                  f"   mean member {mem['mean_member_len']:.0f} B, mean score text {mem['mean_score_len']:.0f} B; "
+                  f"distinct parents {mem.get('distinct_parents', '?')} (crawl-like: "
+                  f"{mem.get('distinct_parents_crawl_like', '?')})",
+                  f"   {'system':12} {'hosts':7} {'redis config':24} {'data':16} {'B/URL':>7} {'vs sr':>6} {'push s':>6}  by key (B/URL) · encodings"]
         baseline = next(r["bytes_per_url"] for r in mem["rows"] if r["system"] == "scrapy-redis")
         for r in mem["rows"]:
-            keys = " ".join(f"{k}={v}" for k, v in list(r["by_key"].items())[:4])
+            keys = " ".join(f"{k}={v}" for k, v in list(r["by_key"].items())[:6])
             enc = " ".join(f"{k}×{v}" for k, v in r["encodings"].items() if not k.startswith(("n:", "hosts:", "ready:")))
             lines.append(f"   {r['system']:12} {r['dist']:7} {r['config']:24} {r['variant']:16} "
                          f"{r['bytes_per_url']:7.1f} {r['bytes_per_url'] / baseline:6.2f} {fmt(r.get('push_seconds'), '6.1f'):>6}  {keys} · {enc}")
@@ -862,6 +845,8 @@ def main() -> None:
     parser.add_argument("--out", default=str(REPO / "bench" / "out" / "frontier"))
     parser.add_argument("--site", default=None, help="folder of the generated site (reused)")
     parser.add_argument("--only", default="memory,crawl,workers,ops")
+    parser.add_argument("--memory-quick", action="store_true",
+                        help="memory part: only the default Redis config (no listpack-1024 or simulated rows)")
     parser.add_argument("--benchmark-requests", type=int, default=100_000)
     parser.add_argument("--report", metavar="JSON", help="print the table of an earlier run's frontier.json")
     parser.add_argument("--_crawl", help=argparse.SUPPRESS)

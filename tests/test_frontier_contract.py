@@ -210,3 +210,190 @@ def test_mark_done_never_fetches(make) -> None:
     assert f.push([entry("http://c.test/canonical", 9.0)], "sum").ignored == 1
     assert f.ack(["http://a.test/leased"]) == 1
     assert f.counts().done == 3 and not f.has_work()
+
+
+REVISIT = {"etag": '"abc"', "last_modified": "Mon, 30 Nov 2026 10:00:00 GMT", "interval": 86400.0, "md5": "0" * 32}
+
+
+def revived(url: str, priority: float = 2.0, depth: int = 2, revisit: dict | None = None) -> Entry:
+    e = entry(url, priority, depth)
+    e.reason = {"recrawl": True, "expired": "2026-11-29T00:00:00.000Z"}
+    e.revisit = dict(REVISIT if revisit is None else revisit)
+    return e
+
+
+def test_revive_done_url_is_popped_again_with_its_revisit_data(make) -> None:
+    f = make()
+    f.push([entry("http://a.test/x", 1.0, depth=1, parent="http://a.test/", parent_score=3.0)], "sum")
+    (e,) = f.pop(5)
+    assert e.revisit is None
+    f.ack([e.url])
+    assert f.push([entry("http://a.test/x", 5.0)], "sum").ignored == 1  # done stays done…
+    assert f.revive([revived("http://a.test/x", 2.5, depth=4)]) == 1  # …until revived
+    assert (f.counts().queued, f.counts().leased, f.counts().done) == (1, 0, 0)
+    assert f.has_work()
+    (top,) = f.top(5)
+    assert (top.url, top.priority, top.depth, top.revisit) == ("http://a.test/x", 2.5, 4, REVISIT)
+    (again,) = f.pop(5)
+    assert (again.url, again.priority, again.depth) == ("http://a.test/x", 2.5, 4)
+    assert again.reason == {"recrawl": True, "expired": "2026-11-29T00:00:00.000Z"}
+    assert again.revisit == REVISIT
+    assert f.ack([again.url]) == 1
+    assert (f.counts().queued, f.counts().leased, f.counts().done) == (0, 0, 1)
+    assert not f.has_work()
+
+
+def test_revive_leaves_queued_and_leased_alone_and_inserts_unknown(make) -> None:
+    f = make()
+    f.push([entry("http://a.test/leased", 1.0), entry("http://b.test/queued", 0.5, depth=3)], "sum")
+    (leased,) = [e for e in f.pop(1)]
+    assert leased.url == "http://a.test/leased"
+    n = f.revive([revived("http://a.test/leased", 9.0), revived("http://b.test/queued", 9.0),
+                  revived("http://c.test/new", 0.25, depth=5, revisit={"md5": "f" * 32})])
+    assert n == 1  # only the unknown one became queued
+    assert (f.counts().queued, f.counts().leased, f.counts().done) == (2, 1, 0)
+    tops = {e.url: e for e in f.top(10)}
+    assert (tops["http://b.test/queued"].priority, tops["http://b.test/queued"].depth) == (0.5, 3)
+    assert tops["http://b.test/queued"].revisit is None
+    assert (tops["http://c.test/new"].priority, tops["http://c.test/new"].revisit) == (0.25, {"md5": "f" * 32})
+    assert f.ack(["http://a.test/leased"]) == 1
+    popped = {e.url: e for e in f.pop(10)}
+    assert set(popped) == {"http://b.test/queued", "http://c.test/new"}
+    assert popped["http://b.test/queued"].revisit is None
+    assert popped["http://c.test/new"].revisit == {"md5": "f" * 32}
+    assert f.ack(list(popped)) == 2
+    assert (f.counts().queued, f.counts().leased, f.counts().done) == (0, 0, 3)
+
+
+def test_push_after_revive_combines_as_usual(make) -> None:
+    f = make()
+    f.push([entry("http://a.test/x", 1.0), entry("http://a.test/y", 1.0)], "sum")
+    f.ack([e.url for e in f.pop(5)])
+    assert f.revive([revived("http://a.test/x", 1.5), revived("http://a.test/y", 1.5)]) == 2
+    assert f.push([entry("http://a.test/x", 0.5)], "sum").raised == 1
+    assert f.push([entry("http://a.test/y", 1.0)], "max").raised == 0
+    assert f.push([entry("http://a.test/y", 4.0)], "max").raised == 1
+    assert {e.url: e.priority for e in f.top(5)} == {"http://a.test/x": 2.0, "http://a.test/y": 4.0}
+    popped = f.pop(5)
+    assert [e.url for e in popped] == ["http://a.test/y", "http://a.test/x"]
+    assert all(e.revisit == REVISIT for e in popped)
+    assert f.counts().queued == 0 and f.counts().leased == 2
+
+
+def test_revived_acked_then_revived_again(make) -> None:
+    f = make()
+    f.push([entry("http://a.test/x", 1.0)], "sum")
+    f.ack([e.url for e in f.pop(5)])
+    for round_ in range(3):
+        data = {"etag": f'"v{round_}"'}
+        assert f.revive([revived("http://a.test/x", 1.0 + round_, revisit=data)]) == 1
+        assert f.revive([revived("http://a.test/x", 7.0)]) == 0  # already queued
+        (e,) = f.pop(5)
+        assert (e.priority, e.revisit) == (1.0 + round_, data)
+        assert f.revive([revived("http://a.test/x", 7.0)]) == 0  # leased
+        assert f.release([e.url]) == 1  # handed back: still revived, data kept
+        (e,) = f.pop(5)
+        assert e.revisit == data
+        assert f.ack([e.url]) == 1
+        assert (f.counts().queued, f.counts().leased, f.counts().done) == (0, 0, 1)
+    assert f.push([entry("http://a.test/x", 3.0)], "sum").ignored == 1
+
+
+def test_revive_mark_done_and_hosts_stay_exact(make) -> None:
+    f = make()
+    f.push([entry(f"http://a.test/{i}") for i in range(4)], "sum")
+    f.ack([e.url for e in f.pop(10)])
+    assert f.revive([revived(f"http://a.test/{i}") for i in range(3)]) == 3
+    assert f.mark_done([entry("http://a.test/0")]) == 1  # a queued revived URL → done, not fetched
+    hosts = {h.host: h for h in f.hosts()}
+    assert (hosts["a.test"].queued, hosts["a.test"].leased, hosts["a.test"].done) == (2, 0, 2)
+    assert (f.counts().queued, f.counts().done) == (2, 2)
+    assert sorted(e.url for e in f.pop(10)) == ["http://a.test/1", "http://a.test/2"]
+    assert f.revive([]) == 0
+
+
+def test_large_hosts_keep_order_reasons_and_counts(make) -> None:
+    """Thousands of URLs on a host (the Redis backend splits its buckets many times
+    meanwhile): pops stay in priority order, every reason comes back, counts exact."""
+    import random
+
+    rnd = random.Random(7)
+    f = make(politeness=Politeness(delay=0.0, per_host=50))
+    urls = [f"https://big.test/a/{i}-{'x' * rnd.randint(0, 30)}" for i in range(3000)]
+    urls += [f"http://small.test/{i}" for i in range(30)]
+    parents = ["https://big.test/", "http://small.test/", "https://other.test/p"] + urls[:50]
+    expected = {}
+    for start in range(0, len(urls), 700):
+        batch = []
+        for u in urls[start : start + 700]:
+            parent = rnd.choice(parents)
+            score = float(rnd.randint(0, 40))
+            prio = rnd.random()
+            expected[u] = (prio, {"parent": parent, "parent_score": score})
+            batch.append(entry(u, prio, depth=rnd.randint(1, 9), parent=parent, parent_score=score))
+        assert f.push(batch, "max").new == len(batch)
+    assert f.push([entry(urls[5], 0.0)], "max").raised == 0
+    assert f.counts().queued == len(urls)
+    assert sorted(e.url for e in f.top(5)) == sorted(sorted(expected, key=lambda u: -expected[u][0])[:5])
+    hosts = {h.host: h for h in f.hosts()}
+    assert (hosts["big.test"].queued, hosts["small.test"].queued) == (3000, 30)
+    seen: dict[str, list[float]] = {}
+    done = 0
+    while True:
+        popped = f.pop(100)
+        if not popped:
+            break
+        for e in popped:
+            assert (e.priority, e.reason) == expected[e.url]
+            seen.setdefault(e.host, []).append(e.priority)
+        for prios in seen.values():  # one pop: each host's URLs best first
+            assert prios == sorted(prios, reverse=True)
+        seen.clear()
+        keep = popped[: len(popped) // 2]
+        f.ack([e.url for e in keep])
+        done += len(keep)
+        f.mark_done([entry(e.url) for e in popped[len(popped) // 2 :]])  # leased: stays
+        f.release([e.url for e in popped[len(popped) // 2 :]])
+        if done > 2000:
+            break
+    counts = f.counts()
+    assert (counts.queued + counts.leased, counts.done) == (len(urls) - done, done)
+    assert f.mark_done([entry(u) for u in urls]) == len(urls) - done
+    assert f.counts().done == len(urls) and f.counts().queued == 0 and not f.has_work()
+    assert f.revive([entry(u, 1.0) for u in urls[:100]]) == 100
+    assert f.counts().done == len(urls) - 100 and f.counts().queued == 100
+    assert len({e.url for e in f.pop(200)} - set(urls[:100])) == 0
+
+
+def test_redis_layout_stays_compact_and_refuses_an_old_crawl(redis_url: str) -> None:
+    """Redis only: every bucket in its listpack encoding on a default server, parents
+    and side data gone once their URLs are done, an earlier layout refused."""
+    import redis as redis_client
+
+    from spitag.errors import BadInputError
+
+    client = redis_client.Redis.from_url(redis_url)
+    f = open_frontier(redis_url, "lay", strategy="spitag", politeness=Politeness(delay=0.0, per_host=100))
+    batch = [Entry(f"https://big.test/p/{i}", "big.test", 2, 0.5,
+                   {"strategy": "spitag", "parent": f"https://big.test/p/{i // 20}", "parent_score": 3.0})
+             for i in range(5000)]
+    f.push(batch, "sum")
+    f.revive([Entry("https://big.test/r", "big.test", 1, 0.1, {"recrawl": True}, {"etag": "e"})])
+    encodings = {}
+    for key in client.scan_iter("spitag:lay:*"):
+        kind = key.decode().split(":")[2]
+        if kind in ("h", "q", "p"):
+            encodings.setdefault(kind, set()).add(client.object("encoding", key).decode())
+    assert encodings == {"h": {"listpack"}, "q": {"listpack"}, "p": {"listpack"}}
+    assert len(list(client.scan_iter("spitag:lay:h:big.test:*"))) > 40  # split many times
+    while popped := f.pop(100):
+        f.ack([e.url for e in popped])
+    assert f.counts().done == 5001
+    assert not list(client.scan_iter("spitag:lay:p:*")) and not list(client.scan_iter("spitag:lay:x:*"))
+    assert not list(client.scan_iter("spitag:lay:q:*"))
+    f.close()
+    client.delete("spitag:old:cfg")
+    client.hset("spitag:old:cfg", "prior", "0.0")  # what the layout-1 code wrote
+    with pytest.raises(BadInputError, match="layout 1"):
+        open_frontier(redis_url, "old")
+    client.close()

@@ -17,6 +17,10 @@ one (SQLite); the contract is the same:
 * ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
 * ``mark_done(entries)`` — unknown or queued → done, never fetched (a canonical URL
   whose page was fetched under another URL).
+* ``revive(entries)`` — done → queued again with the entry's priority, depth, reason
+  and ``revisit`` data (a recrawl of an expired page); a queued or leased URL is left
+  alone; an unknown URL is inserted as queued (as by ``push``). Returns how many became
+  queued. Once popped and acked, a revived URL is done again (and may be revived again).
 * ``release(urls)`` — leased → queued, for work handed back unfinished.
 * ``renew(urls)`` — extend this owner's leases while downloads are still running.
 * ``reap()`` — expired leases (a dead worker's) → queued. Nothing popped is ever lost.
@@ -51,6 +55,9 @@ class Entry:
     depth: int
     priority: float
     reason: dict[str, Any] | None = None
+    # Validators of a recrawl (etag, last_modified, interval, md5): set by ``revive``,
+    # returned by ``pop``/``top``; ``push`` ignores it.
+    revisit: dict[str, Any] | None = None
 
     def reason_json(self) -> str | None:
         return json.dumps(self.reason, separators=(",", ":"), default=str) if self.reason else None
@@ -165,6 +172,12 @@ class Frontier(ABC):
     def mark_done(self, entries: Sequence[Entry]) -> int:
         """Record URLs as done without fetching them (the canonical URL of a page just
         fetched under another spelling): unknown or queued → done; leased stays."""
+
+    @abstractmethod
+    def revive(self, entries: Sequence[Entry]) -> int:
+        """Recrawl: done → queued with the entry's priority, depth, reason and revisit
+        data; queued or leased stays as it is; unknown → queued (as ``push``). Returns
+        how many became queued."""
 
     @abstractmethod
     def release(self, urls: Sequence[str]) -> int: ...

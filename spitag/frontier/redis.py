@@ -1,28 +1,50 @@
 """The shared frontier: one Redis, many workers, one crawl.
 
-Keys (prefix ``spitag:<crawl>:``), per host so that each stays small (Redis keeps
-small sorted sets and hashes in its compact listpack encoding):
+Key layout 2 (prefix ``spitag:<crawl>:``; ``cfg`` → ``layout`` = 2). Each host's URLs
+are spread over *buckets* by a fingerprint — the first 8 bytes of SHA-1 of the URL's
+``member`` (the URL without ``scheme://host``, see ``encode_member``) — so that every
+key stays under Redis' default listpack limits (128 entries of ≤ 64 bytes) and is
+kept in its compact encoding whatever the host's size. A host starts with one bucket,
+``0.0``; a bucket that reaches ``FULL`` (120) entries splits in two (extendible
+hashing: bucket ``d.v`` holds the fingerprints whose first 32 bits x have
+x mod 2^d = v; it splits into ``d+1.v`` and ``d+1.v+2^d``; the ``dir`` hash maps each
+host to its directory, one byte — a bucket's d — per slot x mod 2^D).
 
-* ``q:<host>``  sorted set — queued URLs of the host (member: the URL without
-  ``scheme://host``, see ``encode_member``; score: priority);
-* ``h:<host>``  hash — every URL of the host ever pushed: ``depth|score|parent`` while
-  it waits or is leased, ``""`` once done (the seen set: done is never fetched again);
+* ``h:<host>:<b>`` hash — the seen set: every URL of the bucket ever pushed, keyed by
+  its 8-byte fingerprint; ``depth|parent_score|parent`` while queued or leased, ``""``
+  once done (done is never fetched again). ``parent`` is ``""``, or
+  ``<host id>|<8-byte fingerprint of the parent>`` (host id ``""``: the child's host).
+  ``parent_score`` ``~``: the reason (and revisit data) are in ``x:<host>``.
+* ``q:<host>:<b>`` sorted set — the bucket's queued URLs (member → priority);
+  ``qt:<host>`` sorted set — bucket → its best priority (hosts of 2+ buckets).
+* ``p:<host>:<b>`` hash — parents, once per parent, not once per child: fingerprint →
+  member of a page that queued or leased URLs name as their parent, and
+  fingerprint``#`` → how many more than one do (the entry goes when the last of them
+  is done).
+* ``x:<host>`` hash — member → JSON ``{"r": reason, "v": revisit}`` of the URLs whose
+  reason does not fit the compact record (a revived URL, another strategy's reason);
+  deleted when the URL is done. URLs without it cost nothing here.
+* ``dir`` / ``hc`` / ``hd`` hashes — per host: directory, URLs seen, URLs done (queued =
+  seen − done − leased); ``hi`` / ``hn`` — host → id → host, for parents on other hosts.
 * ``hosts`` sorted set — hosts with queued URLs by rank; ``ready`` — the same hosts by
   next-allowed time; ``next`` / ``hard`` hashes — soft (pop) and hard (download)
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
-* ``cfg`` hash — the crawl's ranking parameters the scripts read (the host prior);
+* ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read (the
+  host prior);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
   ``owner|priority``; ``n`` hash — queued / leased / done counters; ``stop`` — set by
   ``scrapy stop``.
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
-release, renew, reap. Times are Redis' own clock (``TIME``), so workers on machines
-whose clocks differ still agree on leases and politeness.
+release, renew, reap, revive, mark-done, top, hosts. Times are Redis' own clock
+(``TIME``), so workers on machines whose clocks differ still agree on leases and
+politeness. A crawl written by another layout is refused at open (``BadInputError``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Sequence
@@ -31,16 +53,229 @@ from urllib.parse import urlsplit
 
 import redis
 
-from spitag.errors import BackendUnavailableError, FrontierUnavailableError
+from spitag.errors import BackendUnavailableError, BadInputError, FrontierUnavailableError
 from spitag.frontier.base import Counts, Entry, Frontier, HostState, PushResult
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
 
+LAYOUT = "2"
+
 _COMMON = r"""
+local FULL = 120
+local p = ARGV[1]
 local function now()
   local t = redis.call('TIME')
   return tonumber(t[1]) + tonumber(t[2]) / 1000000
+end
+local function fp(member)
+  local h = redis.sha1hex(member)
+  return string.char(tonumber(string.sub(h, 1, 2), 16), tonumber(string.sub(h, 3, 4), 16),
+    tonumber(string.sub(h, 5, 6), 16), tonumber(string.sub(h, 7, 8), 16),
+    tonumber(string.sub(h, 9, 10), 16), tonumber(string.sub(h, 11, 12), 16),
+    tonumber(string.sub(h, 13, 14), 16), tonumber(string.sub(h, 15, 16), 16))
+end
+local function addr(f)
+  local a, b, c, d = string.byte(f, 1, 4)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+local POW = {}
+do
+  local v = 1
+  for i = 0, 32 do POW[i] = v; v = v * 2 end
+end
+-- Extendible hashing: the host's entry in ``dir`` holds one byte per slot of 2^D, the
+-- depth d of the bucket owning the slot; bucket "d.v" holds the x with x mod 2^d = v.
+local dirs = {}
+local function dirof(host)
+  local d = dirs[host]
+  if d == nil then
+    d = redis.call('HGET', p .. 'dir', host) or '\0'
+    dirs[host] = d
+  end
+  return d
+end
+local function bucket_of(host, f)
+  local x = addr(f)
+  local dir = dirof(host)
+  local d = string.byte(dir, x % #dir + 1)
+  return d .. '.' .. (x % POW[d])
+end
+local function where(host, f)
+  return host .. ':' .. bucket_of(host, f)
+end
+local function multi(host)
+  return #dirof(host) > 1
+end
+-- qt:<host>: bucket -> best queued priority, kept for hosts of 2+ buckets
+local function qtouch(host, b)
+  if not multi(host) then return end
+  local top = redis.call('ZREVRANGE', p .. 'q:' .. host .. ':' .. b, 0, 0, 'WITHSCORES')
+  if #top == 0 then
+    redis.call('ZREM', p .. 'qt:' .. host, b)
+  else
+    redis.call('ZADD', p .. 'qt:' .. host, top[2], b)
+  end
+end
+local function best_bucket(host)
+  if not multi(host) then
+    local top = redis.call('ZREVRANGE', p .. 'q:' .. host .. ':0.0', 0, 0, 'WITHSCORES')
+    if #top == 0 then return nil end
+    return '0.0', tonumber(top[2])
+  end
+  local top = redis.call('ZREVRANGE', p .. 'qt:' .. host, 0, 0, 'WITHSCORES')
+  if #top == 0 then return nil end
+  return top[1], tonumber(top[2])
+end
+local function high(x, d)
+  return math.floor(x / POW[d]) % 2 == 1
+end
+local function split_hash(old, lo, hi, d)
+  if redis.call('EXISTS', old) == 0 then return end
+  redis.call('RENAME', old, lo)
+  local all = redis.call('HGETALL', lo)
+  local moved, gone = {}, {}
+  for i = 1, #all, 2 do
+    if high(addr(all[i]), d) then
+      table.insert(moved, all[i]); table.insert(moved, all[i + 1]); table.insert(gone, all[i])
+    end
+  end
+  if #gone > 0 then
+    redis.call('HSET', hi, unpack(moved))
+    redis.call('HDEL', lo, unpack(gone))
+  end
+end
+-- Split bucket "d.v" of a host in two: "d+1.v" and "d+1.v+2^d".
+local function split(host, b)
+  local dot = string.find(b, '.', 1, true)
+  local d, v = tonumber(string.sub(b, 1, dot - 1)), tonumber(string.sub(b, dot + 1))
+  if d >= 32 then return end
+  local was_multi = multi(host)
+  local lo, hi = (d + 1) .. '.' .. v, (d + 1) .. '.' .. (v + POW[d])
+  local base = p .. 'h:' .. host .. ':'
+  split_hash(base .. b, base .. lo, base .. hi, d)
+  base = p .. 'p:' .. host .. ':'
+  split_hash(base .. b, base .. lo, base .. hi, d)
+  local q = p .. 'q:' .. host .. ':'
+  if redis.call('EXISTS', q .. b) == 1 then
+    redis.call('RENAME', q .. b, q .. lo)
+    local all = redis.call('ZRANGE', q .. lo, 0, -1, 'WITHSCORES')
+    local moved, gone = {}, {}
+    for i = 1, #all, 2 do
+      if high(addr(fp(all[i])), d) then
+        table.insert(moved, all[i + 1]); table.insert(moved, all[i]); table.insert(gone, all[i])
+      end
+    end
+    if #gone > 0 then
+      redis.call('ZADD', q .. hi, unpack(moved))
+      redis.call('ZREM', q .. lo, unpack(gone))
+    end
+  end
+  local dir = dirof(host)
+  if POW[d] >= #dir then dir = dir .. dir end
+  local parts = {}
+  local last = 0
+  for slot = v, #dir - 1, POW[d] do
+    table.insert(parts, string.sub(dir, last + 1, slot))
+    table.insert(parts, string.char(d + 1))
+    last = slot + 1
+  end
+  table.insert(parts, string.sub(dir, last + 1))
+  dir = table.concat(parts)
+  redis.call('HSET', p .. 'dir', host, dir)
+  dirs[host] = dir
+  if was_multi then redis.call('ZREM', p .. 'qt:' .. host, b) end
+  qtouch(host, lo)
+  qtouch(host, hi)
+end
+-- A bucket is split as soon as its seen set or its parents reach FULL entries: every
+-- key stays under the listpack limit (128 entries by default).
+local function maybe_split(host, f, kind)
+  for _ = 1, 4 do
+    local b = bucket_of(host, f)
+    if redis.call('HLEN', p .. kind .. host .. ':' .. b) < FULL then return end
+    split(host, b)
+  end
+end
+local function host_id(host)
+  local id = redis.call('HGET', p .. 'hi', host)
+  if id then return id end
+  id = tostring(redis.call('HLEN', p .. 'hn') + 1)
+  redis.call('HSET', p .. 'hi', host, id)
+  redis.call('HSET', p .. 'hn', id, host)
+  return id
+end
+-- A parent, kept once: its member under its fingerprint, and under fingerprint..'#'
+-- how many more than one queued or leased URL name it (absent: one).
+local function add_parent(host, phost, pmember)
+  local f = fp(pmember)
+  local key = p .. 'p:' .. where(phost, f)
+  if redis.call('HSETNX', key, f, pmember) == 1 or redis.call('HINCRBY', key, f .. '#', 1) == 1 then
+    maybe_split(phost, f, 'p:')  -- one more field
+  end
+  local id = ''
+  if phost ~= host then id = host_id(phost) end
+  return id .. '|' .. f
+end
+-- depth, parent score, parent reference of a record
+local function split_record(rec)
+  local a = string.find(rec, '|', 1, true)
+  local b = string.find(rec, '|', a + 1, true)
+  return string.sub(rec, 1, a - 1), string.sub(rec, a + 1, b - 1), string.sub(rec, b + 1)
+end
+local function parent_of(host, pref)
+  local phost = host
+  local id = string.sub(pref, 1, #pref - 9)
+  if id ~= '' then phost = redis.call('HGET', p .. 'hn', id) end
+  return phost, string.sub(pref, #pref - 7)
+end
+-- The record becomes done: its parent loses a child, its side data goes.
+local function settle(host, member, rec)
+  if rec == nil or rec == false or rec == '' then return end
+  local _, pscore, pref = split_record(rec)
+  if pscore == '~' then redis.call('HDEL', p .. 'x:' .. host, member) end
+  if pref ~= '' then
+    local phost, f = parent_of(host, pref)
+    local key = p .. 'p:' .. where(phost, f)
+    local more = tonumber(redis.call('HGET', key, f .. '#') or '0')
+    if more > 1 then
+      redis.call('HINCRBY', key, f .. '#', -1)
+    elseif more == 1 then
+      redis.call('HDEL', key, f .. '#')
+    else
+      redis.call('HDEL', key, f)
+    end
+  end
+end
+-- {depth, parent score, parent host, parent member, side JSON} of a record
+local function explain(host, member, rec)
+  if rec == nil or rec == false or rec == '' then return {'0', '', '', '', ''} end
+  local depth, pscore, pref = split_record(rec)
+  if pscore == '~' then
+    return {depth, pscore, '', '', redis.call('HGET', p .. 'x:' .. host, member) or ''}
+  end
+  if pref == '' then return {depth, pscore, '', '', ''} end
+  local phost, f = parent_of(host, pref)
+  return {depth, pscore, phost, redis.call('HGET', p .. 'p:' .. where(phost, f), f) or '', ''}
+end
+-- A new URL: queued, recorded (ARGV fields: depth, parent score, parent host, parent
+-- member, side JSON), counted; the host splits a bucket when it is full.
+local function insert(host, member, f, prio, depth, pscore, phost, pmember, side)
+  local rec
+  if side ~= '' then
+    redis.call('HSET', p .. 'x:' .. host, member, side)
+    rec = depth .. '|~|'
+  elseif pmember ~= '' then
+    rec = depth .. '|' .. pscore .. '|' .. add_parent(host, phost, pmember)
+  else
+    rec = depth .. '|' .. pscore .. '|'
+  end
+  local b = bucket_of(host, f)  -- after add_parent: it may have split this host's bucket
+  redis.call('ZADD', p .. 'q:' .. host .. ':' .. b, prio, member)
+  redis.call('HSET', p .. 'h:' .. host .. ':' .. b, f, rec)
+  if multi(host) then redis.call('ZADD', p .. 'qt:' .. host, 'GT', prio, b) end
+  redis.call('HINCRBY', p .. 'hc', host, 1)
+  maybe_split(host, f, 'h:')
 end
 local function rank(best, mean, w, half)
   if w <= 0 then return best end
@@ -51,9 +286,9 @@ local function rank(best, mean, w, half)
   if mean > 0 then sigma = mean / (mean + half) end
   return w * sigma + (1 - w) * link
 end
-local function refresh(p, host, w, half)
-  local top = redis.call('ZREVRANGE', p .. 'q:' .. host, 0, 0, 'WITHSCORES')
-  if #top == 0 then
+local function refresh(host, w, half)
+  local b, best = best_bucket(host)
+  if b == nil then
     redis.call('ZREM', p .. 'hosts', host)
     redis.call('ZREM', p .. 'ready', host)
     return
@@ -66,19 +301,33 @@ local function refresh(p, host, w, half)
     local prior = tonumber(redis.call('HGET', p .. 'cfg', 'prior') or '0')
     if prior > 0 then mean = prior end
   end
-  redis.call('ZADD', p .. 'hosts', rank(tonumber(top[2]), mean, w, half), host)
+  redis.call('ZADD', p .. 'hosts', rank(best, mean, w, half), host)
   redis.call('ZADD', p .. 'ready', redis.call('HGET', p .. 'next', host) or 0, host)
 end
 """
 
-# ARGV: prefix, combine, w, half, then (host, member, priority, data) quadruples.
+# ARGV: prefix, layout, prior. The crawl's layout: refused when another one wrote it.
+OPEN = r"""
+local p = ARGV[1]
+if redis.call('EXISTS', p .. 'cfg') == 1 or redis.call('EXISTS', p .. 'n') == 1 then
+  local layout = redis.call('HGET', p .. 'cfg', 'layout') or '1'
+  if layout ~= ARGV[2] then return layout end
+end
+redis.call('HSET', p .. 'cfg', 'layout', ARGV[2], 'prior', ARGV[3])
+return ARGV[2]
+"""
+
+# ARGV: prefix, combine, w, half, then 8-tuples: host, member, priority, depth,
+# parent score, parent host, parent member, side JSON.
 PUSH = _COMMON + r"""
-local p, combine, w, half = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+local combine, w, half = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local new, raised, ignored = 0, 0, 0
 local touched = {}
-for i = 5, #ARGV, 4 do
-  local host, member, prio, data = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
-  local q = p .. 'q:' .. host
+for i = 5, #ARGV, 8 do
+  local host, member, prio = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local f = fp(member)
+  local at = where(host, f)
+  local q = p .. 'q:' .. at
   local old = redis.call('ZSCORE', q, member)
   if old then
     old = tonumber(old)
@@ -86,26 +335,61 @@ for i = 5, #ARGV, 4 do
     if combine == 'max' then val = math.max(old, prio) end
     if val ~= old then
       redis.call('ZADD', q, val, member)
+      if val > old and multi(host) then
+        redis.call('ZADD', p .. 'qt:' .. host, 'GT', val, bucket_of(host, f))
+      else
+        qtouch(host, bucket_of(host, f))
+      end
       raised = raised + 1
       touched[host] = true
     end
-  elseif redis.call('HEXISTS', p .. 'h:' .. host, member) == 1 then
+  elseif redis.call('HEXISTS', p .. 'h:' .. at, f) == 1 then
     ignored = ignored + 1
   else
-    redis.call('ZADD', q, prio, member)
-    redis.call('HSET', p .. 'h:' .. host, member, data)
+    insert(host, member, f, prio, ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
     new = new + 1
     touched[host] = true
   end
 end
-for host, _ in pairs(touched) do refresh(p, host, w, half) end
+for host, _ in pairs(touched) do refresh(host, w, half) end
 if new > 0 then redis.call('HINCRBY', p .. 'n', 'q', new) end
 return {new, raised, ignored}
 """
 
+# ARGV: prefix, w, half, then the 8-tuples of PUSH. Done → queued; unknown → queued.
+REVIVE = _COMMON + r"""
+local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
+local revived, was_done = 0, 0
+local touched = {}
+for i = 4, #ARGV, 8 do
+  local host, member, prio = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  local f = fp(member)
+  local at = where(host, f)
+  if not redis.call('ZSCORE', p .. 'q:' .. at, member) then
+    local rec = redis.call('HGET', p .. 'h:' .. at, f)
+    if rec == false or rec == '' then
+      if rec == '' then
+        -- done: forget it was seen, then insert it again
+        redis.call('HDEL', p .. 'h:' .. at, f)
+        redis.call('HINCRBY', p .. 'hc', host, -1)
+        redis.call('HINCRBY', p .. 'hd', host, -1)
+        was_done = was_done + 1
+      end
+      insert(host, member, f, prio, ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
+      revived = revived + 1
+      touched[host] = true
+    end
+  end
+end
+for host, _ in pairs(touched) do refresh(host, w, half) end
+if revived > 0 then redis.call('HINCRBY', p .. 'n', 'q', revived) end
+if was_done > 0 then redis.call('HINCRBY', p .. 'n', 'd', -was_done) end
+return revived
+"""
+
 # ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, w, half, scan
 POP = _COMMON + r"""
-local p, n, lease, owner = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local n, lease, owner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local default_delay, per_host = tonumber(ARGV[5]), tonumber(ARGV[6])
 local w, half, scan = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local t = now()
@@ -120,18 +404,24 @@ local function take_from(host)
   local delay = tonumber(redis.call('HGET', p .. 'delay', host) or default_delay)
   local k = math.min(per_host, n - taken)
   if delay > 0 then k = 1 end
-  local items = redis.call('ZPOPMAX', p .. 'q:' .. host, k)
-  for j = 1, #items, 2 do
-    local member, prio = items[j], items[j + 1]
-    local key = host .. '\t' .. member
+  for _ = 1, k do
+    local b = best_bucket(host)
+    if b == nil then break end
+    local items = redis.call('ZPOPMAX', p .. 'q:' .. host .. ':' .. b, 1)
+    if #items == 0 then break end
+    qtouch(host, b)
+    local member, prio = items[1], items[2]
+    local key = host .. '	' .. member
     redis.call('ZADD', p .. 'leases', t + lease, key)
     redis.call('HSET', p .. 'lo', key, owner .. '|' .. prio)
-    local data = redis.call('HGET', p .. 'h:' .. host, member) or ''
-    table.insert(out, host); table.insert(out, member); table.insert(out, prio); table.insert(out, data)
+    local f = fp(member)
+    local why = explain(host, member, redis.call('HGET', p .. 'h:' .. where(host, f), f))
+    table.insert(out, host); table.insert(out, member); table.insert(out, prio)
+    for j = 1, 5 do table.insert(out, why[j]) end
     taken = taken + 1
   end
   redis.call('HSET', p .. 'next', host, t + delay)
-  refresh(p, host, w, half)
+  refresh(host, w, half)
 end
 for _, host in ipairs(redis.call('ZREVRANGE', p .. 'hosts', 0, scan - 1)) do
   if taken >= n then break end
@@ -152,16 +442,18 @@ return out
 """
 
 # ARGV: prefix, then host<TAB>member keys. Leased → done.
-ACK = r"""
-local p = ARGV[1]
+ACK = _COMMON + r"""
 local done = 0
 for i = 2, #ARGV do
   local key = ARGV[i]
   if redis.call('ZREM', p .. 'leases', key) == 1 then
     redis.call('HDEL', p .. 'lo', key)
-    local tab = string.find(key, '\t', 1, true)
-    local host = string.sub(key, 1, tab - 1)
-    redis.call('HSET', p .. 'h:' .. host, string.sub(key, tab + 1), '')
+    local tab = string.find(key, '	', 1, true)
+    local host, member = string.sub(key, 1, tab - 1), string.sub(key, tab + 1)
+    local f = fp(member)
+    local h = p .. 'h:' .. where(host, f)
+    settle(host, member, redis.call('HGET', h, f))
+    redis.call('HSET', h, f, '')
     redis.call('HINCRBY', p .. 'hd', host, 1)
     done = done + 1
   end
@@ -175,21 +467,29 @@ return done
 
 # ARGV: prefix, w, half, then (host, member) pairs. Unknown or queued → done.
 MARK_DONE = _COMMON + r"""
-local p, w, half = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
 local marked, was_queued = 0, 0
 local touched = {}
 for i = 4, #ARGV, 2 do
   local host, member = ARGV[i], ARGV[i + 1]
-  if redis.call('ZREM', p .. 'q:' .. host, member) == 1 then
-    redis.call('HSET', p .. 'h:' .. host, member, '')
+  local f = fp(member)
+  local at = where(host, f)
+  if redis.call('ZREM', p .. 'q:' .. at, member) == 1 then
+    qtouch(host, bucket_of(host, f))
+    settle(host, member, redis.call('HGET', p .. 'h:' .. at, f))
+    redis.call('HSET', p .. 'h:' .. at, f, '')
     touched[host] = true
     marked = marked + 1
     was_queued = was_queued + 1
-  elseif redis.call('HSETNX', p .. 'h:' .. host, member, '') == 1 then
+    redis.call('HINCRBY', p .. 'hd', host, 1)
+  elseif redis.call('HSETNX', p .. 'h:' .. at, f, '') == 1 then
     marked = marked + 1
+    redis.call('HINCRBY', p .. 'hd', host, 1)
+    redis.call('HINCRBY', p .. 'hc', host, 1)
+    maybe_split(host, f, 'h:')
   end
 end
-for host, _ in pairs(touched) do refresh(p, host, w, half) end
+for host, _ in pairs(touched) do refresh(host, w, half) end
 if was_queued > 0 then redis.call('HINCRBY', p .. 'n', 'q', -was_queued) end
 if marked > 0 then redis.call('HINCRBY', p .. 'n', 'd', marked) end
 return marked
@@ -197,7 +497,7 @@ return marked
 
 # ARGV: prefix, owner ('' = any: reaping), w, half, expired_only (1/0), then keys.
 REQUEUE = _COMMON + r"""
-local p, owner, w, half, expired = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local owner, w, half, expired = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local t = now()
 local keys = {}
 if expired == '1' then
@@ -215,15 +515,17 @@ for _, key in ipairs(keys) do
     if owner == '' or who == owner then
       redis.call('ZREM', p .. 'leases', key)
       redis.call('HDEL', p .. 'lo', key)
-      local tab = string.find(key, '\t', 1, true)
-      local host = string.sub(key, 1, tab - 1)
-      redis.call('ZADD', p .. 'q:' .. host, prio, string.sub(key, tab + 1))
+      local tab = string.find(key, '	', 1, true)
+      local host, member = string.sub(key, 1, tab - 1), string.sub(key, tab + 1)
+      local f = fp(member)
+      redis.call('ZADD', p .. 'q:' .. where(host, f), prio, member)
+      qtouch(host, bucket_of(host, f))
       touched[host] = true
       moved = moved + 1
     end
   end
 end
-for host, _ in pairs(touched) do refresh(p, host, w, half) end
+for host, _ in pairs(touched) do refresh(host, w, half) end
 if moved > 0 then
   redis.call('HINCRBY', p .. 'n', 'l', -moved)
   redis.call('HINCRBY', p .. 'n', 'q', moved)
@@ -233,7 +535,7 @@ return moved
 
 # ARGV: prefix, owner, lease_seconds, then keys.
 RENEW = _COMMON + r"""
-local p, owner, lease = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local owner, lease = ARGV[2], tonumber(ARGV[3])
 local until_ = now() + lease
 local renewed = 0
 for i = 4, #ARGV do
@@ -248,19 +550,19 @@ return renewed
 
 # ARGV: prefix, w, half, then (host, score sum, pages) triples.
 LEARN = _COMMON + r"""
-local p, w, half = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
 for i = 4, #ARGV, 3 do
   local host = ARGV[i]
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
-  if redis.call('ZSCORE', p .. 'hosts', host) then refresh(p, host, w, half) end
+  if redis.call('ZSCORE', p .. 'hosts', host) then refresh(host, w, half) end
 end
 return 1
 """
 
 # ARGV: prefix, host, delay. Hard politeness at download time: 0 = go now, else wait.
 ACQUIRE = _COMMON + r"""
-local p, host, delay = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local host, delay = ARGV[2], tonumber(ARGV[3])
 local t = now()
 local nxt = tonumber(redis.call('HGET', p .. 'hard', host) or '0')
 if nxt > t then return tostring(nxt - t) end
@@ -270,9 +572,61 @@ return '0'
 
 # ARGV: prefix. Seconds until a host with queued URLs is ready, or -1.
 NEXT_READY = _COMMON + r"""
-local first = redis.call('ZRANGE', ARGV[1] .. 'ready', 0, 0, 'WITHSCORES')
+local first = redis.call('ZRANGE', p .. 'ready', 0, 0, 'WITHSCORES')
 if #first == 0 then return '-1' end
 return tostring(math.max(0, tonumber(first[2]) - now()))
+"""
+
+# ARGV: prefix, n, hosts. The n best queued URLs of each of the best-ranked hosts:
+# (host, member, priority, depth, parent score, parent host, parent member, side).
+TOP = _COMMON + r"""
+local n, scan = tonumber(ARGV[2]), tonumber(ARGV[3])
+local out = {}
+for _, host in ipairs(redis.call('ZREVRANGE', p .. 'hosts', 0, scan - 1)) do
+  local buckets = {'0.0'}
+  if multi(host) then buckets = redis.call('ZREVRANGE', p .. 'qt:' .. host, 0, n - 1) end
+  local cand = {}
+  -- a host's n best lie in its n best buckets
+  for _, b in ipairs(buckets) do
+    local items = redis.call('ZREVRANGE', p .. 'q:' .. host .. ':' .. b, 0, n - 1, 'WITHSCORES')
+    for j = 1, #items, 2 do table.insert(cand, {items[j], tonumber(items[j + 1]), items[j + 1]}) end
+  end
+  table.sort(cand, function(a, b) return a[2] > b[2] end)
+  for j = 1, math.min(n, #cand) do
+    local member = cand[j][1]
+    local f = fp(member)
+    local why = explain(host, member, redis.call('HGET', p .. 'h:' .. where(host, f), f))
+    table.insert(out, host); table.insert(out, member); table.insert(out, cand[j][3])
+    for k = 1, 5 do table.insert(out, why[k]) end
+  end
+end
+return out
+"""
+
+# ARGV: prefix. Per host: host, seen, done, leased, best, next, delay, score sum, pages.
+HOSTS = _COMMON + r"""
+local names = {}
+for _, h in ipairs(redis.call('HKEYS', p .. 'hc')) do names[h] = true end
+for _, h in ipairs(redis.call('HKEYS', p .. 'next')) do names[h] = true end
+local leased = {}
+for _, key in ipairs(redis.call('ZRANGE', p .. 'leases', 0, -1)) do
+  local host = string.sub(key, 1, string.find(key, '	', 1, true) - 1)
+  leased[host] = (leased[host] or 0) + 1
+end
+local out = {}
+for host, _ in pairs(names) do
+  local _, best = best_bucket(host)
+  table.insert(out, host)
+  table.insert(out, redis.call('HGET', p .. 'hc', host) or '0')
+  table.insert(out, redis.call('HGET', p .. 'hd', host) or '0')
+  table.insert(out, tostring(leased[host] or 0))
+  table.insert(out, best and string.format('%.17g', best) or '')
+  table.insert(out, redis.call('HGET', p .. 'next', host) or '0')
+  table.insert(out, redis.call('HGET', p .. 'delay', host) or '')
+  table.insert(out, redis.call('HGET', p .. 'ys', host) or '')
+  table.insert(out, redis.call('HGET', p .. 'yn', host) or '')
+end
+return out
 """
 
 
@@ -301,22 +655,78 @@ def decode_member(host: str, member: str) -> str:
     return f"{scheme}://{host}{rest}"
 
 
-def _data(entry: Entry) -> str:
-    """``depth|parent_score|parent``: the reason, compact (the strategy is the crawl's)."""
-    reason = entry.reason or {}
-    score = reason.get("parent_score")
-    return f"{entry.depth}|{'' if score is None else score}|{reason.get('parent') or ''}"
+COMPACT_REASON = {"parent", "parent_score", "strategy"}
+MAX_RECORD = 60  # a record longer than the listpack value limit (64) would bloat its bucket
 
 
-def _parse_data(data: str, strategy: str | None) -> tuple[int, dict[str, Any] | None]:
-    depth, _, rest = data.partition("|")
-    score, _, parent = rest.partition("|")
-    reason: dict[str, Any] | None = None
-    if parent or score:
-        reason = {"parent": parent or None, "parent_score": float(score) if score else None}
-        if strategy:
-            reason["strategy"] = strategy
-    return int(depth or 0), reason
+def _number(value: float) -> str:
+    return repr(float(value)).removesuffix(".0")
+
+
+class _Codec:
+    """Entries ↔ the scripts' 8-tuples: host, member, priority, depth, parent score,
+    parent host, parent member, side JSON (what the compact record cannot say)."""
+
+    def __init__(self, strategy: str | None) -> None:
+        self.strategy = strategy
+
+    def args(self, e: Entry, revisit: dict[str, Any] | None = None) -> list[Any]:
+        host, member = encode_member(e.url)
+        head = [host, member, repr(float(e.priority)), str(int(e.depth))]
+        compact = self.compact(e.reason, e.depth) if not revisit else None
+        if compact is None:
+            side = json.dumps({"r": e.reason, "v": revisit}, separators=(",", ":"), default=str)
+            return head + ["", "", "", side]
+        return head + [*compact, ""]
+
+    def compact(self, reason: dict[str, Any] | None, depth: int) -> tuple[str, str, str] | None:
+        """(parent score, parent host, parent member), or None when the reason does not
+        come back exactly from them (then it goes to the side hash)."""
+        if not reason:
+            return "", "", ""
+        if not set(reason) <= COMPACT_REASON or reason.get("strategy") not in (None, self.strategy):
+            return None
+        if self.strategy is not None and "strategy" not in reason:
+            return None
+        score, parent = reason.get("parent_score"), reason.get("parent")
+        if score is None and parent is None:
+            return None
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            return None
+        if parent is not None:
+            if not isinstance(parent, str) or not parent:
+                return None
+            try:
+                phost, pmember = encode_member(parent)
+            except ValueError:
+                return None
+            if not phost or decode_member(phost, pmember) != parent or len(pmember.encode()) > 64:
+                return None
+        else:
+            phost = pmember = ""
+        text = "" if score is None else _number(score)
+        if len(str(depth)) + len(text) + 2 + 16 > MAX_RECORD:
+            return None
+        return text, phost, pmember
+
+    def entries(self, flat: list[Any]) -> list[Entry]:
+        out = []
+        for i in range(0, len(flat), 8):
+            host, member, prio, depth, score, phost, pmember, side = (
+                x.decode() if isinstance(x, bytes) else str(x) for x in flat[i : i + 8]
+            )
+            reason: dict[str, Any] | None = None
+            revisit = None
+            if score == "~":
+                data = json.loads(side) if side else {}
+                reason, revisit = data.get("r"), data.get("v")
+            elif pmember or score:
+                reason = {"parent": decode_member(phost, pmember) if pmember else None,
+                          "parent_score": float(score) if score else None}
+                if self.strategy:
+                    reason["strategy"] = self.strategy
+            out.append(Entry(decode_member(host, member), host, int(depth or 0), float(prio), reason, revisit))
+        return out
 
 
 TRANSIENT = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError, OSError)
@@ -358,20 +768,25 @@ class RedisFrontier(Frontier):
     def __init__(self, url: str, crawl: str, owner: str, **kwargs: Any) -> None:
         super().__init__(url, crawl, owner, **kwargs)
         self.prefix = f"spitag:{crawl}:"
+        self.codec = _Codec(self.strategy)
         self.redis = connect(url)
-        try:
-            self.redis.ping()
-        except (redis.RedisError, OSError) as exc:
-            raise BackendUnavailableError(f"frontier {redact(url)}: Redis unreachable: {redact(str(exc))}") from None
         register = self.redis.register_script
         self._push, self._pop, self._ack = register(PUSH), register(POP), register(ACK)
         self._requeue, self._renew, self._learn = register(REQUEUE), register(RENEW), register(LEARN)
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
-        self._mark_done = register(MARK_DONE)
+        self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
+        self._top, self._hosts = register(TOP), register(HOSTS)
         try:
-            self.redis.hset(self.prefix + "cfg", "prior", repr(float(self.host_prior)))
+            layout = self.redis.eval(OPEN, 0, self.prefix, LAYOUT, repr(float(self.host_prior)))
         except (redis.RedisError, OSError) as exc:
             raise BackendUnavailableError(f"frontier {redact(url)}: Redis unreachable: {redact(str(exc))}") from None
+        layout = layout.decode() if isinstance(layout, bytes) else str(layout)
+        if layout != LAYOUT:
+            raise BadInputError(
+                f"frontier {redact(url)}: crawl {crawl!r} was written by an earlier SpiTag (Redis key "
+                f"layout {layout}, this one reads layout {LAYOUT}): finish it with that version, or "
+                f"start a new crawl name (its keys are spitag:{crawl}:*)"
+            )
 
     def _key(self, url: str) -> str:
         host, member = encode_member(url)
@@ -382,12 +797,19 @@ class RedisFrontier(Frontier):
         result = PushResult()
         args: list[Any] = [self.prefix, combine, self.host_weight, self.score_half]
         for e in entries:
-            host, member = encode_member(e.url)
-            args += [host, member, repr(float(e.priority)), _data(e)]
-            result.hosts.add(host)
+            one = self.codec.args(e)
+            args += one
+            result.hosts.add(one[0])
         if entries:
             result.new, result.raised, result.ignored = self._push(args=args)
         return result
+
+    @_transient
+    def revive(self, entries: Sequence[Entry]) -> int:
+        args: list[Any] = [self.prefix, self.host_weight, self.score_half]
+        for e in entries:
+            args += self.codec.args(e, e.revisit or None)
+        return int(self._revive(args=args)) if entries else 0
 
     @_transient
     def pop(self, n: int) -> list[Entry]:
@@ -397,12 +819,7 @@ class RedisFrontier(Frontier):
                 self.politeness.per_host, self.host_weight, self.score_half, self.SCAN_HOSTS,
             ]
         )
-        entries = []
-        for i in range(0, len(flat), 4):
-            host, member, prio, data = (x.decode() if isinstance(x, bytes) else x for x in flat[i : i + 4])
-            depth, reason = _parse_data(data, self.strategy)
-            entries.append(Entry(decode_member(host, member), host, depth, float(prio), reason))
-        return entries
+        return self.codec.entries(flat)
 
     @_transient
     def ack(self, urls: Sequence[str]) -> int:
@@ -489,41 +906,22 @@ class RedisFrontier(Frontier):
 
     @_transient
     def hosts(self, limit: int = 50) -> list[HostState]:
-        names = [h.decode() for h in self.redis.hkeys(self.prefix + "next")]
-        names += [h.decode() for h in self.redis.zrange(self.prefix + "hosts", 0, -1)]
+        flat = [x.decode() if isinstance(x, bytes) else str(x) for x in self._hosts(args=[self.prefix])]
         out = []
-        leased: dict[str, int] = {}
-        for key in self.redis.zrange(self.prefix + "leases", 0, -1):
-            host = key.decode().split("\t", 1)[0]
-            leased[host] = leased.get(host, 0) + 1
-        for host in sorted(set(names)):
-            pipe = self.redis.pipeline(transaction=False)
-            pipe.zcard(self.prefix + "q:" + host)
-            pipe.hget(self.prefix + "hd", host)
-            pipe.zrevrange(self.prefix + "q:" + host, 0, 0, withscores=True)
-            pipe.hget(self.prefix + "next", host)
-            pipe.hget(self.prefix + "delay", host)
-            pipe.hget(self.prefix + "ys", host)
-            pipe.hget(self.prefix + "yn", host)
-            queued, done, top, nxt, delay, ys, yn = pipe.execute()
+        for i in range(0, len(flat), 9):
+            host, seen, done, leased, best, nxt, delay, ys, yn = flat[i : i + 9]
+            queued = int(seen) - int(done) - int(leased)
             mean = float(ys) / int(yn) if yn and int(yn) else None
-            out.append(
-                HostState(host, queued, leased.get(host, 0), int(done or 0), top[0][1] if top else None,
-                          float(nxt or 0), float(delay) if delay is not None else None, mean)
-            )
+            out.append(HostState(host, queued, int(leased), int(done), float(best) if best else None,
+                                 float(nxt or 0), float(delay) if delay else None, mean))
         out.sort(key=lambda h: (-h.queued, h.host))
         return out[:limit]
 
     @_transient
     def top(self, n: int = 20) -> list[Entry]:
-        best: list[Entry] = []
-        for raw_host in self.redis.zrevrange(self.prefix + "hosts", 0, max(n, 50) - 1):
-            host = raw_host.decode()
-            for member, prio in self.redis.zrevrange(self.prefix + "q:" + host, 0, n - 1, withscores=True):
-                member = member.decode()
-                data = self.redis.hget(self.prefix + "h:" + host, member) or b""
-                depth, reason = _parse_data(data.decode(), self.strategy)
-                best.append(Entry(decode_member(host, member), host, depth, prio, reason))
+        if n <= 0:
+            return []
+        best = self.codec.entries(self._top(args=[self.prefix, n, max(n, 50)]))
         best.sort(key=lambda e: -e.priority)
         return best[:n]
 

@@ -2,12 +2,14 @@
 
 Tables: ``frontier_url`` (one row per URL and crawl, with its state and lease) and
 ``frontier_host`` (next-allowed time, delay, best queued priority, rank, and the
-semantic yield learnt so far). A host's ``best`` is NULL when it has nothing queued,
+semantic yield learnt so far). ``frontier_url.revisit`` (JSON) is set only for a
+revived URL (``revive``: a recrawl's validators) and cleared once it is done. A host's ``best`` is NULL when it has nothing queued,
 so the pop scans only hosts with work, best rank first.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sqlite3
@@ -35,6 +37,7 @@ SCHEMA = [
         crawl TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL,
         state INTEGER NOT NULL, priority REAL NOT NULL, depth INTEGER NOT NULL,
         reason TEXT, lease_until REAL, owner TEXT, discovered REAL NOT NULL,
+        revisit TEXT,
         PRIMARY KEY (crawl, url))""",
     "CREATE INDEX IF NOT EXISTS frontier_url_queue ON frontier_url (crawl, host, state, priority)",
     "CREATE INDEX IF NOT EXISTS frontier_url_state ON frontier_url (crawl, state, lease_until)",
@@ -62,6 +65,9 @@ class SQLiteFrontier(Frontier):
             self.conn.execute("PRAGMA synchronous=NORMAL")
             for ddl in SCHEMA:
                 self.conn.execute(ddl)
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(frontier_url)")}
+            if "revisit" not in columns:  # a frontier file of an earlier SpiTag
+                self.conn.execute("ALTER TABLE frontier_url ADD COLUMN revisit TEXT")
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"frontier {url}: cannot open {path}: {exc}") from None
 
@@ -149,6 +155,44 @@ class SQLiteFrontier(Frontier):
             self._refresh_hosts(result.hosts)
         return result
 
+    def revive(self, entries: Sequence[Entry]) -> int:
+        if not entries:
+            return 0
+        merged: dict[str, Entry] = {}
+        for e in entries:
+            merged.setdefault(e.url, e)
+        now = time.time()
+        revived = 0
+        touched: set[str] = set()
+        with self._tx():
+            known = self._states(list(merged))
+            inserts, updates = [], []
+            for url, e in merged.items():
+                state = known.get(url)
+                revisit = json.dumps(e.revisit, separators=(",", ":"), default=str) if e.revisit else None
+                if state is None:
+                    inserts.append(
+                        (self.crawl, url, e.host, QUEUED, e.priority, e.depth, e.reason_json(), now, revisit)
+                    )
+                elif state[0] == DONE:
+                    updates.append((QUEUED, e.priority, e.depth, e.reason_json(), revisit, self.crawl, url))
+                else:
+                    continue
+                touched.add(e.host if state is None else state[2])
+                revived += 1
+            self.conn.executemany(
+                "INSERT INTO frontier_url (crawl, url, host, state, priority, depth, reason, discovered, revisit)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                inserts,
+            )
+            self.conn.executemany(
+                "UPDATE frontier_url SET state = ?, priority = ?, depth = ?, reason = ?, revisit = ?,"
+                " lease_until = NULL, owner = NULL WHERE crawl = ? AND url = ?",
+                updates,
+            )
+            self._refresh_hosts(touched)
+        return revived
+
     def pop(self, n: int) -> list[Entry]:
         now = time.time()
         default_delay = self.politeness.delay
@@ -165,7 +209,7 @@ class SQLiteFrontier(Frontier):
                 delay = default_delay if delay is None else delay
                 take = 1 if delay > 0 else min(self.politeness.per_host, n - len(popped))
                 rows = self.conn.execute(
-                    "SELECT url, depth, priority, reason FROM frontier_url"
+                    "SELECT url, depth, priority, reason, revisit FROM frontier_url"
                     " WHERE crawl = ? AND host = ? AND state = ? ORDER BY priority DESC LIMIT ?",
                     (self.crawl, host, QUEUED, take),
                 ).fetchall()
@@ -178,8 +222,8 @@ class SQLiteFrontier(Frontier):
                     (now + delay, self.crawl, host),
                 )
                 popped.extend(
-                    Entry(url, host, depth, priority, Entry.parse_reason(reason))
-                    for url, depth, priority, reason in rows
+                    Entry(url, host, depth, priority, Entry.parse_reason(reason), Entry.parse_reason(revisit))
+                    for url, depth, priority, reason, revisit in rows
                 )
             self._refresh_hosts(h for h, _ in hosts)
         return popped
@@ -201,7 +245,7 @@ class SQLiteFrontier(Frontier):
             )
             queued = [u for u, st in known.items() if st[0] == QUEUED]
             self.conn.executemany(
-                "UPDATE frontier_url SET state = ? WHERE crawl = ? AND url = ? AND state = ?",
+                "UPDATE frontier_url SET state = ?, revisit = NULL WHERE crawl = ? AND url = ? AND state = ?",
                 [(DONE, self.crawl, u, QUEUED) for u in queued],
             )
             self._refresh_hosts(known[u][2] for u in queued)
@@ -222,8 +266,9 @@ class SQLiteFrontier(Frontier):
                             f" AND {where}", [self.crawl, *chunk, *params]
                         )
                     )
+                clear = ", revisit = NULL" if to_state == DONE else ""
                 cur = self.conn.execute(
-                    f"UPDATE frontier_url SET state = ?, lease_until = NULL, owner = NULL"
+                    f"UPDATE frontier_url SET state = ?, lease_until = NULL, owner = NULL{clear}"
                     f" WHERE crawl = ? AND url IN ({marks}) AND {where}",
                     [to_state, self.crawl, *chunk, *params],
                 )
@@ -384,11 +429,11 @@ class SQLiteFrontier(Frontier):
 
     def top(self, n: int = 20) -> list[Entry]:
         rows = self.conn.execute(
-            "SELECT url, host, depth, priority, reason FROM frontier_url"
+            "SELECT url, host, depth, priority, reason, revisit FROM frontier_url"
             " WHERE crawl = ? AND state = ? ORDER BY priority DESC LIMIT ?",
             (self.crawl, QUEUED, n),
         ).fetchall()
-        return [Entry(u, h, d, p, Entry.parse_reason(r)) for u, h, d, p, r in rows]
+        return [Entry(u, h, d, p, Entry.parse_reason(r), Entry.parse_reason(v)) for u, h, d, p, r, v in rows]
 
     def close(self) -> None:
         self.conn.close()
