@@ -92,6 +92,15 @@ SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
 SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")
 # Pages a crawl may fetch in all its runs together (Nutch's -topN); empty: no limit.
 SPITAG_PAGE_BUDGET = _env("SPITAG_PAGE_BUDGET", "")
+# Recrawl (spitag.recrawl): running a crawl again re-fetches, with conditional requests,
+# the URLs whose time has come: the server's Cache-Control/Expires, else an interval
+# that adapts to how often the page changes (Nutch's adaptive schedule), in seconds.
+SPITAG_RECRAWL = _env("SPITAG_RECRAWL", "True")
+SPITAG_RECRAWL_INTERVAL = _env("SPITAG_RECRAWL_INTERVAL", "604800")  # 7 days, first fetch
+SPITAG_RECRAWL_MIN_INTERVAL = _env("SPITAG_RECRAWL_MIN_INTERVAL", "3600")
+SPITAG_RECRAWL_MAX_INTERVAL = _env("SPITAG_RECRAWL_MAX_INTERVAL", "31536000")  # 365 days
+SPITAG_RECRAWL_INC_RATE = _env("SPITAG_RECRAWL_INC_RATE", "0.4")  # unchanged: × 1.4
+SPITAG_RECRAWL_DEC_RATE = _env("SPITAG_RECRAWL_DEC_RATE", "0.2")  # changed: × 0.8
 SPITAG_FOLLOW_NOFOLLOW = _env("SPITAG_FOLLOW_NOFOLLOW", "False")
 SPITAG_SESSION_PARAMS = None  # None: spitag.urls.SESSION_PARAMS
 SPITAG_TRAP_MAX_REPEATS = _env("SPITAG_TRAP_MAX_REPEATS", "3")

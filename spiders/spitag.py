@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ from spitag import logfilters
 from spitag.auth import seed_credentials
 from spitag.config import CrawlConfig
 from spitag.filters import UrlFilter
+from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
 from spitag.record import failure_item, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds, raw_seeds
@@ -69,6 +71,7 @@ class SpitagSpider(scrapy.Spider):
         spider.normalize = partial(try_normalize, drop_params=session_params(settings))
         logfilters.install()
         crawler.signals.connect(spider._bytes_received, signal=signals.bytes_received)
+        spider.recrawl = RecrawlPolicy.from_settings(settings)
         spider.use_sitemaps = settings.getbool("SPITAG_SITEMAPS")
         if spider.use_sitemaps:
             crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
@@ -100,11 +103,14 @@ class SpitagSpider(scrapy.Spider):
         priority: float,
         reason: dict[str, Any] | None,
         combine: str | None = None,
+        revisit: dict[str, Any] | None = None,
     ) -> scrapy.Request:
         """A request the frontier can store and rebuild (url, depth, priority, reason).
 
         ``combine`` overrides the strategy's rule for this push: seeds and redirect
         targets pass ``"max"`` (their priority is handed over, not contributed).
+        ``revisit`` is what the last visit left (``spitag.recrawl``): the request is
+        then conditional.
         """
         meta: dict[str, Any] = {
             "depth": depth,
@@ -114,12 +120,15 @@ class SpitagSpider(scrapy.Spider):
         }
         if combine is not None:
             meta["spitag_combine"] = combine
+        if revisit is not None:
+            meta["spitag_revisit"] = revisit
         return scrapy.Request(
             url,
             callback=self.parse,
             errback=self.on_error,
             priority=int(round(priority * 1000)),
             meta=meta,
+            headers=conditional_headers(revisit) or None,
         )
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
@@ -134,7 +143,14 @@ class SpitagSpider(scrapy.Spider):
         )
         if profile is not None:
             item["score"] = semantic_score(item["semantic"], self.weights)
+        revisit = response.meta.get("spitag_revisit")
+        settle(self.recrawl, item, response.headers, revisit, _checked(item))
         self._count(item, profile)
+        if revisit is not None:
+            self.stats.inc_value(
+                "spitag/recrawl/" + ("not_modified" if response.status == 304 else
+                                     "changed" if item["changed"] else "unchanged")
+            )
         yield item
         depth = item["depth"]
         if depth == 0 and not self.scope.allows(item["url"]):
@@ -223,6 +239,7 @@ class SpitagSpider(scrapy.Spider):
         # Requested but no usable response: timeouts, refused connections, bodies over
         # DOWNLOAD_MAXSIZE, decompression bombs... recorded with their reason.
         item = failure_item(request, failure, self.crawl_id)
+        settle(self.recrawl, item, None, request.meta.get("spitag_revisit"), _checked(item))
         self.stats.inc_value(f"spitag/errors/{type(failure.value).__name__}")
         logger.info("failed %s: %s", url, item["error"])
         yield item
@@ -239,3 +256,11 @@ class SpitagSpider(scrapy.Spider):
                 self.stats.inc_value(f"spitag/semantic/{key}", count)
         if item["truncated"]:
             self.stats.inc_value("spitag/truncated")
+
+
+def _checked(item: Any) -> datetime:
+    """When the item's answer came (its ``fetched_at``)."""
+    try:
+        return datetime.fromisoformat(item["fetched_at"].replace("Z", "+00:00"))
+    except (TypeError, ValueError, AttributeError):
+        return datetime.now(timezone.utc)

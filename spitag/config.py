@@ -62,6 +62,9 @@ class CrawlConfig:
             max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
         )
         _flag(settings, "SPITAG_SITEMAPS")
+        from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
+
+        RecrawlPolicy.from_settings(settings)
         _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
         if settings.get("SPITAG_PAGE_BUDGET") not in (None, ""):
             _number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)

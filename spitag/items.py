@@ -35,5 +35,9 @@ class PageItem(scrapy.Item):
     redirect_to = scrapy.Field()     # Location of a 3xx, or a meta refresh target
     canonical = scrapy.Field()       # <link rel="canonical"> of the page, normalized
     robots = scrapy.Field()          # noindex / nofollow from robots <meta> or X-Robots-Tag
-    expires = scrapy.Field()         # from Cache-Control max-age / Expires, ISO 8601 UTC
+    expires = scrapy.Field()         # when the URL is due again (spitag.recrawl), ISO 8601 UTC
+    revisit_interval = scrapy.Field()  # its adaptive revisit interval, seconds
+    changed = scrapy.Field()         # on a revisit: did the content change? None on a first fetch
+    etag = scrapy.Field()            # validators the answer gave, sent back on the next visit
+    last_modified = scrapy.Field()
     body = scrapy.Field()            # internal: decoded text (str) or raw bytes for binary

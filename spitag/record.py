@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy.http import TextResponse
@@ -19,6 +18,7 @@ from spitag.digest import md5_hex, md5dia_hex
 from spitag.encoding import decode_text
 from spitag.extract import Profile, empty_profile, parse_html, profile_tree
 from spitag.items import PageItem
+from spitag.recrawl import iso
 from spitag.urls import try_normalize
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 def now_iso() -> str:
     """UTC now, ISO 8601 with milliseconds and a Z."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso(datetime.now(timezone.utc))
 
 
 def content_type_of(response: Response) -> str:
@@ -47,29 +47,6 @@ def is_html(response: Response, content_type: str) -> bool:
     return content_type in ("", "application/octet-stream", "text/plain") and (
         type(response).__name__ == "HtmlResponse"
     )
-
-
-def expires_of(response: Response, fetched: datetime) -> str | None:
-    """When the resource expires: Cache-Control max-age, else the Expires header."""
-    control = (response.headers.get(b"Cache-Control") or b"").decode("latin-1").lower()
-    for part in control.split(","):
-        name, _, value = part.strip().partition("=")
-        if name == "max-age" and value.strip().isdigit():
-            return _iso(fetched + timedelta(seconds=int(value)))
-    expires = response.headers.get(b"Expires")
-    if expires:
-        try:
-            moment = parsedate_to_datetime(expires.decode("latin-1"))
-        except (TypeError, ValueError, IndexError):
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        return _iso(moment.astimezone(timezone.utc))
-    return None
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def base_item(request: Request, crawl: str) -> PageItem:
@@ -99,6 +76,10 @@ def base_item(request: Request, crawl: str) -> PageItem:
         redirect_to=None,
         canonical=None,
         expires=None,
+        revisit_interval=None,
+        changed=None,
+        etag=None,
+        last_modified=None,
         robots=None,
     )
 
@@ -137,7 +118,6 @@ def response_item(
     not the page's body or extracted data.
     """
     item = base_item(response.request, crawl)
-    fetched = datetime.now(timezone.utc)
     body = response.body
     content_type = content_type_of(response)
     item.update(
@@ -145,7 +125,6 @@ def response_item(
         content_type=content_type or None,
         size=len(body),
         md5=md5_hex(body),
-        expires=expires_of(response, fetched),
     )
     profile: Profile | None = None
     if isinstance(response, TextResponse):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -34,7 +35,9 @@ from spitag.config import CrawlConfig
 from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier
 from spitag.politeness import host_delay_setting
+from spitag.recrawl import RecrawlPolicy, plan_recrawl
 from spitag.signals import batch_stored, frontier_opened, url_settled
+from spitag.store import open_store
 from spitag.urls import host_of, redact, try_normalize
 
 if TYPE_CHECKING:
@@ -59,6 +62,8 @@ class FrontierScheduler(BaseScheduler):
         config = CrawlConfig.from_settings(settings)
         self.crawler = crawler
         self.frontier_url = config.frontier_url
+        self.store_url = config.store_url
+        self.recrawl = RecrawlPolicy.from_settings(settings)
         self.lease_seconds = config.lease_seconds
         self.pop_batch = config.pop_batch
         self.politeness = Politeness(
@@ -119,6 +124,10 @@ class FrontierScheduler(BaseScheduler):
         )
         recovered = self.frontier.recover()
         counts = self.frontier.counts()
+        if self.recrawl.enabled and counts.done:
+            revived = self._plan_recrawl(crawl)
+            if revived:
+                counts = self.frontier.counts()
         logger.info(
             "frontier %s, crawl %s: %d queued, %d leased, %d done%s",
             redact(self.frontier_url), crawl, counts.queued, counts.leased, counts.done,
@@ -148,6 +157,17 @@ class FrontierScheduler(BaseScheduler):
             loop = task.LoopingCall(self._guarded, work)
             loop.start(interval, now=False)
             self.loops.append(loop)
+
+    def _plan_recrawl(self, crawl: str) -> int:
+        """A crawl run again: the URLs whose time has come are queued again."""
+        store = open_store(self.store_url)
+        try:
+            revived = plan_recrawl(store, self.frontier, crawl, datetime.now(timezone.utc))
+        finally:
+            store.close()
+        self.stats.set_value("spitag/recrawl/revived", revived)
+        logger.info("recrawl: %d expired URL(s) of crawl %s queued again", revived, crawl)
+        return revived
 
     def close(self, reason: str) -> None:
         for loop in self.loops:
@@ -274,7 +294,10 @@ class FrontierScheduler(BaseScheduler):
     def _request(self, entry: Entry) -> Request:
         make = getattr(self.spider, "make_request", None)
         if make is not None:
-            return make(entry.url, depth=entry.depth, priority=entry.priority, reason=entry.reason)
+            return make(
+                entry.url, depth=entry.depth, priority=entry.priority, reason=entry.reason,
+                revisit=entry.revisit,
+            )
         return Request(entry.url, priority=int(entry.priority), meta={"depth": entry.depth})
 
     def _flush(self) -> None:

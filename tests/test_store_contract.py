@@ -268,3 +268,63 @@ def test_other_schema_version_is_refused(store) -> None:
     store.query("UPDATE spitag_meta SET value = '999' WHERE key = 'schema_version'")
     with pytest.raises(BadInputError, match="schema version 999"):
         open_store(store.url)
+
+
+def test_due_urls_are_the_expired_ones_with_what_a_revisit_needs(store) -> None:
+    store.write([
+        record("http://a.example/old", "<p>old</p>", expires="2026-11-30T09:00:00.000Z",
+               etag='"e1"', last_modified="Mon, 05 Jan 2026 12:00:00 GMT", revisit_interval=3600.0),
+        record("http://a.example/new", "<p>new</p>", expires="2026-12-30T09:00:00.000Z"),
+        record("http://a.example/gone", status=404, md5=None, expires="2026-11-30T08:00:00.000Z"),
+    ])
+    due = {row["url"]: row for row in store.iter_due("c1", "2026-11-30T10:00:00.000Z")}
+    assert set(due) == {"http://a.example/old", "http://a.example/gone"}
+    old = due["http://a.example/old"]
+    assert (old["etag"], old["last_modified"], old["revisit_interval"], old["status"]) == (
+        '"e1"', "Mon, 05 Jan 2026 12:00:00 GMT", 3600.0, 200)
+    assert old["md5"] == md5_hex(b"<p>old</p>") and old["reason"]["strategy"] == "spitag"
+    assert due["http://a.example/gone"]["md5"] is None
+    assert list(store.iter_due("other", "2030-01-01T00:00:00.000Z")) == []
+
+
+def test_a_revisit_without_content_keeps_the_page(store) -> None:
+    url = "http://a.example/p"
+    store.write([record(url, "<p>v1</p>", etag='"v1"', expires="2026-11-30T10:00:00.000Z")])
+    (first,) = store.query("SELECT page_id, status, fetched, checked FROM url")
+    # 304: checked and expires move on; page, status, first fetch and validators stay.
+    store.write([record(url, "", status=304, md5=md5_hex(b"<p>v1</p>"), content_type=None,
+                        fetched_at="2026-11-30T11:00:00.000Z", expires="2026-12-01T11:00:00.000Z",
+                        revisit_interval=7200.0)])
+    assert store.query("SELECT page_id, status, fetched, checked, expires, etag, revisit_interval, content_type FROM url") == [
+        (first[0], 200, first[2], "2026-11-30T11:00:00.000Z", "2026-12-01T11:00:00.000Z", '"v1"', 7200.0, "text/html")
+    ]
+    # No answer at all: the error is recorded, the page stays.
+    store.write([record(url, status=None, md5=None, error="TimeoutError",
+                        fetched_at="2026-11-30T12:00:00.000Z", expires="2026-11-30T13:00:00.000Z")])
+    assert store.query("SELECT page_id, status, error, checked FROM url") == [
+        (first[0], 200, "TimeoutError", "2026-11-30T12:00:00.000Z")
+    ]
+    # Changed: a new page row, the URL points at it, the first edition is kept.
+    store.write([record(url, "<p>v2</p>", etag='"v2"', fetched_at="2026-11-30T13:00:00.000Z")])
+    (page_id, etag), = store.query("SELECT page_id, etag FROM url")
+    assert page_id != first[0] and etag == '"v2"'
+    assert store.query("SELECT COUNT(*) FROM page") == [(2,)]
+    assert store.query("SELECT modified FROM page WHERE id = ?", (page_id,)) == [("2026-11-30T13:00:00.000Z",)]
+
+
+def test_a_version_2_store_is_migrated_in_place(store) -> None:
+    store.write([record("http://a.example/kept", "<p>kept</p>")])
+    for column in ("etag", "last_modified", "revisit_interval"):
+        store.query(f"ALTER TABLE url DROP COLUMN {column}")
+    store.query("DROP INDEX url_expires")
+    store.query("UPDATE spitag_meta SET value = '2' WHERE key = 'schema_version'")
+    migrated = open_store(store.url)
+    try:
+        assert migrated.query("SELECT value FROM spitag_meta WHERE key = 'schema_version'") == [("3",)]
+        assert migrated.query("SELECT url, etag, revisit_interval FROM url") == [("http://a.example/kept", None, None)]
+        migrated.write([record("http://a.example/new", "<p>n</p>", etag='"n"', expires="2026-12-30T09:00:00.000Z")])
+        assert migrated.query("SELECT etag FROM url WHERE url = 'http://a.example/new'") == [('"n"',)]
+        # No expiry known (written by version 2): due at once.
+        assert [r["url"] for r in migrated.iter_due("c1", "2000-01-01T00:00:00.000Z")] == ["http://a.example/kept"]
+    finally:
+        migrated.close()

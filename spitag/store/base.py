@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from spitag.digest import md5_hex
 from spitag.errors import BadInputError
-from spitag.store.schema import SCHEMA_VERSION, TABLES
+from spitag.store.schema import MIGRATIONS, SCHEMA_VERSION, TABLES
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
@@ -46,9 +46,12 @@ PAGE_COLUMNS = (
 )
 URL_COLUMNS = (
     "crawl, url_md5, url, page_id, fetched, checked, expires, status, error, content_type,"
-    " depth, priority, reason, redirect_to"
+    " depth, priority, reason, redirect_to, etag, last_modified, revisit_interval"
 )
 _URL_DEPTH, _URL_FETCHED = 10, 4  # positions in a url row
+# A revisit that brought no new content — a 304, or no answer at all (the error is
+# recorded) — leaves the URL's page, status and validators as they were.
+_KEEP_PAGE = "(excluded.status = 304 OR excluded.status IS NULL) AND url.page_id IS NOT NULL"
 
 
 def clean_text(value: str | None) -> str | None:
@@ -132,6 +135,10 @@ class Store(ABC):
     @abstractmethod
     def iter_urls(self, crawl: str) -> Iterator[dict[str, Any]]:
         """Every URL row of a crawl joined with its page, as item-like dicts, in fetch order."""
+
+    @abstractmethod
+    def iter_due(self, crawl: str, now: str) -> Iterator[dict[str, Any]]:
+        """URLs of a crawl due for a revisit by ``now`` (``spitag.recrawl``)."""
 
     @abstractmethod
     def page_body(self, page_id: int) -> bytes | None:
@@ -266,6 +273,8 @@ class SQLStore(Store):
         version = self._transaction(self._stored_version)
         if version is None:
             version = self._transaction(self._create_tables)
+        if version != str(SCHEMA_VERSION) and version.isdigit() and int(version) in MIGRATIONS:
+            version = self._transaction(self._migrate)
         if version != str(SCHEMA_VERSION):
             raise BadInputError(
                 f"store {redact(self.url)} has schema version {version}, this SpiTag uses "
@@ -289,6 +298,22 @@ class SQLStore(Store):
             (str(SCHEMA_VERSION),),
         )
         return str(SCHEMA_VERSION)
+
+    def _migrate(self, cur: Any) -> str:
+        """Bring an older schema up to date, step by step (``schema.MIGRATIONS``)."""
+        self._lock_schema(cur)
+        version = self._stored_version(cur) or ""
+        start = version
+        while version.isdigit() and int(version) in MIGRATIONS:
+            for statement in MIGRATIONS[int(version)]:
+                cur.execute(statement)
+            version = str(int(version) + 1)
+        if version != start:
+            cur.execute(
+                self._sql("UPDATE spitag_meta SET value = ? WHERE key = 'schema_version'"), (version,)
+            )
+            logger.info("store %s migrated from schema version %s to %s", redact(self.url), start, version)
+        return version
 
     # -- writing -------------------------------------------------------------------
     def write(self, records: Sequence[dict[str, Any]]) -> WriteResult:
@@ -379,6 +404,9 @@ class SQLStore(Store):
             None if r.get("priority") is None else float(r["priority"]),
             clean_text(json.dumps(r["reason"], default=str)) if r.get("reason") else None,
             clean_text(r.get("redirect_to")),
+            clean_text(r.get("etag")),
+            clean_text(r.get("last_modified")),
+            None if r.get("revisit_interval") is None else float(r["revisit_interval"]),
         ]
         source_md5 = url_row[1]
         outlinks = []
@@ -418,14 +446,20 @@ class SQLStore(Store):
         self._insert_many(
             cur, f"INSERT INTO url ({URL_COLUMNS})", [tuple(urls[k]) for k in sorted(urls)],
             "ON CONFLICT (crawl, url_md5) DO UPDATE SET"
-            " url = excluded.url, page_id = excluded.page_id,"
+            " url = excluded.url,"
+            f" page_id = CASE WHEN {_KEEP_PAGE} THEN url.page_id ELSE excluded.page_id END,"
             " fetched = COALESCE(url.fetched, excluded.fetched),"
             " checked = excluded.checked, expires = excluded.expires,"
-            " status = excluded.status, error = excluded.error,"
-            " content_type = excluded.content_type,"
+            f" status = CASE WHEN {_KEEP_PAGE} THEN url.status ELSE excluded.status END,"
+            " error = excluded.error,"
+            f" content_type = CASE WHEN {_KEEP_PAGE} THEN url.content_type ELSE excluded.content_type END,"
             " depth = CASE WHEN excluded.depth < url.depth THEN excluded.depth ELSE url.depth END,"
             " priority = excluded.priority, reason = excluded.reason,"
-            " redirect_to = excluded.redirect_to",
+            f" redirect_to = CASE WHEN {_KEEP_PAGE} THEN url.redirect_to ELSE excluded.redirect_to END,"
+            f" etag = CASE WHEN {_KEEP_PAGE} THEN COALESCE(excluded.etag, url.etag) ELSE excluded.etag END,"
+            f" last_modified = CASE WHEN {_KEEP_PAGE} THEN COALESCE(excluded.last_modified, url.last_modified)"
+            " ELSE excluded.last_modified END,"
+            " revisit_interval = COALESCE(excluded.revisit_interval, url.revisit_interval)",
             self.rows_per_statement,
         )
         outlinks = {o[:3]: o for row in rows for o in row.outlinks}
@@ -496,28 +530,47 @@ class SQLStore(Store):
         names = (
             "url status error depth priority reason fetched_at content_type encoding size"
             " truncated md5 md5dia title semantic score data redirect_to expires outlinks"
+            " revisit_interval etag last_modified"
         ).split()
+        sql = (
+            "SELECT u.url, u.status, u.error, u.depth, u.priority, u.reason, u.checked,"
+            " u.content_type, p.encoding, p.size, p.truncated, p.md5, p.md5dia, p.title,"
+            " p.semantic, p.score, p.structured, u.redirect_to, u.expires,"
+            " (SELECT COUNT(*) FROM outlink o WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5),"
+            " u.revisit_interval, u.etag, u.last_modified"
+            " FROM url u LEFT JOIN page p ON p.id = u.page_id"
+            " WHERE u.crawl = ? ORDER BY u.checked, u.url_md5"
+        )
+        for item in self._stream(sql, (crawl,), names):
+            item["crawl"] = crawl
+            for key in ("semantic", "data"):
+                if item[key]:
+                    item[key] = json.loads(item[key])
+            if item["truncated"] is not None:
+                item["truncated"] = bool(item["truncated"])
+            yield item
+
+    def iter_due(self, crawl: str, now: str) -> Iterator[dict[str, Any]]:
+        """URLs of ``crawl`` whose ``expires`` has come by ``now`` (ISO 8601 UTC), with
+        what their revisit needs; a row without ``expires`` (an older schema's) is due."""
+        names = "url depth priority reason status expires etag last_modified revisit_interval md5".split()
+        sql = (
+            "SELECT u.url, u.depth, u.priority, u.reason, u.status, u.expires, u.etag,"
+            " u.last_modified, u.revisit_interval, p.md5"
+            " FROM url u LEFT JOIN page p ON p.id = u.page_id"
+            " WHERE u.crawl = ? AND (u.expires IS NULL OR u.expires <= ?)"
+        )
+        yield from self._stream(sql, (crawl, now), names)
+
+    def _stream(self, sql: str, params: Sequence[Any], names: list[str]) -> Iterator[dict[str, Any]]:
+        """Rows of a long read as dicts (``reason`` decoded), one read transaction."""
         cur = self._read_cursor()
         try:
-            cur.execute(
-                self._sql(
-                    "SELECT u.url, u.status, u.error, u.depth, u.priority, u.reason, u.checked,"
-                    " u.content_type, p.encoding, p.size, p.truncated, p.md5, p.md5dia, p.title,"
-                    " p.semantic, p.score, p.structured, u.redirect_to, u.expires,"
-                    " (SELECT COUNT(*) FROM outlink o WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5)"
-                    " FROM url u LEFT JOIN page p ON p.id = u.page_id"
-                    " WHERE u.crawl = ? ORDER BY u.checked, u.url_md5"
-                ),
-                (crawl,),
-            )
+            cur.execute(self._sql(sql), params)
             for row in cur:
                 item = dict(zip(names, row))
-                item["crawl"] = crawl
-                for key in ("reason", "semantic", "data"):
-                    if item[key]:
-                        item[key] = json.loads(item[key])
-                if item["truncated"] is not None:
-                    item["truncated"] = bool(item["truncated"])
+                if item.get("reason"):
+                    item["reason"] = json.loads(item["reason"])
                 yield item
         finally:
             try:

@@ -7,8 +7,11 @@
   profile (``semantic`` JSON counts, ``semantic_total``, ``score``) and the extracted
   ``structured`` data (JSON).
 * ``url``   — one row per requested URL and crawl: ``page_id`` (many URLs may serve one
-  page), ``fetched`` (first download), ``checked`` (last check), ``expires``,
-  ``status``, plus ``error``, ``depth``, ``priority``, ``reason``, ``redirect_to``.
+  page), ``fetched`` (first download), ``checked`` (last check), ``expires`` (when it
+  is due again), ``status``, plus ``error``, ``depth``, ``priority``, ``reason``,
+  ``redirect_to``, and what a recrawl needs (``spitag.recrawl``): ``etag`` and
+  ``last_modified`` (the validators of the last answer) and ``revisit_interval``
+  (seconds, adaptive).
   Its key is ``(crawl, url_md5)``, ``url_md5`` = MD5 hex of the URL's UTF-8 bytes
   (``spitag.store.base.url_md5``): a B-tree entry must fit in a third of a page
   (PostgreSQL: ~2700 bytes), and a URL may be 10,000 characters long.
@@ -25,11 +28,13 @@ keys are compared on every index descent, and their order means nothing. Texts t
 VARCHAR limit would reject on PostgreSQL what SQLite accepts.
 
 Version 2: URL keys by MD5 (``url_md5``, ``source_md5``, ``target_md5``), TEXT types.
+Version 3: the recrawl columns of ``url``; a version 2 store is migrated in place
+(``MIGRATIONS``: columns added, nothing rewritten).
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS spitag_meta (
@@ -69,9 +74,13 @@ TABLES = [
         priority DOUBLE PRECISION,
         reason TEXT,
         redirect_to TEXT,
+        etag TEXT,
+        last_modified TEXT,
+        revisit_interval DOUBLE PRECISION,
         PRIMARY KEY (crawl, url_md5)
     )""",
     "CREATE INDEX IF NOT EXISTS url_page ON url (page_id)",
+    "CREATE INDEX IF NOT EXISTS url_expires ON url (crawl, expires)",
     """CREATE TABLE IF NOT EXISTS link (
         source BIGINT NOT NULL REFERENCES page (id),
         target BIGINT NOT NULL REFERENCES page (id),
@@ -88,3 +97,13 @@ TABLES = [
     )""",
     "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target_md5)",
 ]
+
+# From version N to N + 1: statements run in one transaction, under the schema lock.
+MIGRATIONS = {
+    2: [
+        "ALTER TABLE url ADD COLUMN etag TEXT",
+        "ALTER TABLE url ADD COLUMN last_modified TEXT",
+        "ALTER TABLE url ADD COLUMN revisit_interval DOUBLE PRECISION",
+        "CREATE INDEX IF NOT EXISTS url_expires ON url (crawl, expires)",
+    ],
+}

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -317,6 +318,11 @@ class _Handler(BaseHTTPRequestHandler):
         host, target, site = self.server.owner._route(self.path, self.headers.get("Host"))
         self.server.owner._remember_headers(host, target, dict(self.headers.items()))
         response = site.respond(target) if site is not None else Response.not_found()
+        if _not_modified(response, self.headers):
+            response = Response(status=304, headers=tuple(
+                (name, value) for name, value in response.headers
+                if name.lower() in ("etag", "last-modified", "cache-control", "expires", "date")
+            ), content_type=None)
         self._send(response, head=head, host=host, target=target)
 
     def _send(self, response: Response, *, head: bool, host: str, target: str,
@@ -342,6 +348,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if sent:
             self.wfile.write(body)
+
+
+def _not_modified(response: Response, request_headers: Mapping[str, str]) -> bool:
+    """A conditional GET answered as a real server would (RFC 9110 §13): a 200 whose
+    ETag matches ``If-None-Match`` (weak comparison), or, without that header, whose
+    Last-Modified is not after ``If-Modified-Since``."""
+    if response.status != 200:
+        return False
+    none_match = request_headers.get("If-None-Match")
+    etag = response.header("ETag")
+    if none_match is not None:
+        if etag is None:
+            return False
+        tags = {t.strip().removeprefix("W/") for t in none_match.split(",")}
+        return "*" in tags or etag.strip().removeprefix("W/") in tags
+    since = request_headers.get("If-Modified-Since")
+    modified = response.header("Last-Modified")
+    if since is None or modified is None:
+        return False
+    try:
+        return parsedate_to_datetime(modified) <= parsedate_to_datetime(since)
+    except (TypeError, ValueError):
+        return False
 
 
 class WebServer:
