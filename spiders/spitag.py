@@ -14,7 +14,7 @@ import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 import scrapy
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+NORMALIZE_CACHE = 20_000  # normalized links remembered (about 5 MB at most)
 ROBOTS_FORBIDDEN = "Forbidden by robots.txt"  # RobotsTxtMiddleware's IgnoreRequest message
 
 
@@ -68,7 +69,10 @@ class SpitagSpider(scrapy.Spider):
         spider.scope = Scope(spider.config.scope, spider.seed_urls)
         spider.filter = UrlFilter.from_settings(settings, spider.scope)
         spider.follow_nofollow = settings.getbool("SPITAG_FOLLOW_NOFOLLOW")
-        spider.normalize = partial(try_normalize, drop_params=session_params(settings))
+        # Pure, and menus and footers repeat the same links on every page: cached.
+        spider.normalize = lru_cache(maxsize=NORMALIZE_CACHE)(
+            partial(try_normalize, drop_params=session_params(settings))
+        )
         logfilters.install()
         crawler.signals.connect(spider._bytes_received, signal=signals.bytes_received)
         spider.recrawl = RecrawlPolicy.from_settings(settings)
@@ -140,6 +144,7 @@ class SpitagSpider(scrapy.Spider):
             max_links=self.config.max_links_per_page,
             follow_nofollow=self.follow_nofollow,
             normalize=self.normalize,
+            extract_budget=self.config.extract_budget or None,
         )
         if profile is not None:
             item["score"] = semantic_score(item["semantic"], self.weights)
@@ -251,6 +256,8 @@ class SpitagSpider(scrapy.Spider):
         self.stats.inc_value("spitag/pages/html")
         for syntax in profile.errors:
             self.stats.inc_value(f"spitag/extract/errors/{syntax}")
+        for syntax in profile.skipped:
+            self.stats.inc_value(f"spitag/extract/skipped/{syntax}")
         for key, count in profile.counts.items():
             if count:
                 self.stats.inc_value(f"spitag/semantic/{key}", count)

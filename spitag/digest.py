@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 
 
@@ -18,11 +19,19 @@ def md5_hex(data: bytes) -> str:
 
 def strip_diacritics(text: str) -> str:
     """NFKD, combining marks dropped, whitespace collapsed: 'Příliš  žluťoučký' → 'Prilis zlutoucky'."""
-    if text.isascii():  # nothing to decompose: the common case, ten times faster
-        return " ".join(text.split())
-    decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(bare.split())
+    if not text.isascii():
+        # Only the non-ASCII runs need decomposing (ASCII is its own NFKD and has no
+        # combining marks): one '©' no longer sends the whole page through a loop.
+        text = _NON_ASCII.sub(_bare, text)
+    return " ".join(text.split())
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _bare(match: re.Match[str]) -> str:
+    decomposed = unicodedata.normalize("NFKD", match.group(0))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def md5dia_hex(visible_text: str) -> str:

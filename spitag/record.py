@@ -109,6 +109,7 @@ def response_item(
     max_links: int,
     follow_nofollow: bool = False,
     normalize: Callable[[str], str | None] = try_normalize,
+    extract_budget: float | None = None,
 ) -> tuple[PageItem, Profile | None]:
     """The item of a response of any status and type, and its profile if it is HTML.
 
@@ -131,7 +132,7 @@ def response_item(
         decoded, encoding = decode_text(response)
         item["encoding"] = encoding
         if is_html(response, content_type) and 200 <= response.status < 300:
-            profile = _profile(response, body, encoding, max_page_size, keep_data)
+            profile = _profile(response, body, encoding, max_page_size, keep_data, extract_budget)
             item["truncated"] = len(body) > max_page_size or "download_stopped" in response.flags
             text = profile.text
         else:
@@ -164,13 +165,14 @@ def response_item(
 
 
 def _profile(
-    response: TextResponse, body: bytes, encoding: str, max_page_size: int, keep_data: bool
+    response: TextResponse, body: bytes, encoding: str, max_page_size: int, keep_data: bool,
+    budget: float | None = None,
 ) -> Profile:
     started = time.perf_counter()
     tree = parse_html(body[:max_page_size], encoding)
     if tree is None:
         return empty_profile()
-    profile = profile_tree(tree, response.url, keep_data=keep_data)
+    profile = profile_tree(tree, response.url, keep_data=keep_data, budget=budget)
     logger.debug("profiled %s in %.1f ms", response.url, (time.perf_counter() - started) * 1e3)
     return profile
 
