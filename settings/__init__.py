@@ -79,6 +79,9 @@ SPITAG_KEEP_DATA = _env("SPITAG_KEEP_DATA", "True")
 SPITAG_MAX_PAGE_SIZE = _env("SPITAG_MAX_PAGE_SIZE", "10485760")
 SPITAG_MAX_LINKS_PER_PAGE = _env("SPITAG_MAX_LINKS_PER_PAGE", "1000")
 SPITAG_MAX_URL_LENGTH = _env("SPITAG_MAX_URL_LENGTH", "2048")
+# Seconds of extraction per page after which its costly syntaxes not started yet
+# (microformats, RDFa) are skipped and counted (spitag/extract/skipped/<syntax>); 0: none.
+SPITAG_EXTRACT_BUDGET = _env("SPITAG_EXTRACT_BUDGET", "1.0")
 # Steering (all off until set; lists, comma-separated strings or @file, see spitag/filters.py).
 SPITAG_ALLOWED_DOMAINS = _env("SPITAG_ALLOWED_DOMAINS", "")
 SPITAG_FORBIDDEN_DOMAINS = _env("SPITAG_FORBIDDEN_DOMAINS", "")
@@ -110,6 +113,13 @@ SPITAG_STRATEGY = _env("SPITAG_STRATEGY", "spitag")
 SPITAG_SYNTAX_WEIGHTS: dict[str, float] = {}
 SPITAG_SCORE_HALF = _env("SPITAG_SCORE_HALF", "60")
 SPITAG_LINK_CASH = _env("SPITAG_LINK_CASH", "0.1")
+# spitag: r of the Gittins index of an unseen site — the pages a site found good is
+# expected to be fetched for (more: more exploring of unseen sites; at least 1).
+SPITAG_EXPLORE_PAGES = _env("SPITAG_EXPLORE_PAGES", "5")
+# spitag: β, how much a rich parent vouches for the other sites it links to (0 … 1):
+# an unseen site's link gets g + β·(s − g), g = the Gittins index, s = the parent's score.
+SPITAG_HOMOPHILY = _env("SPITAG_HOMOPHILY", "0")
+# spitag-legacy only: SPITAG_SCORE_HALF (the score worth σ = ½) and SPITAG_LINK_CASH above.
 SPITAG_IMPORTANCE_FACTOR = _env("SPITAG_IMPORTANCE_FACTOR", "0.5")
 SPITAG_MAX_LINK_NUM = _env("SPITAG_MAX_LINK_NUM", "100")
 
@@ -120,10 +130,14 @@ SCHEDULER = "spitag.scheduler.FrontierScheduler"
 SPITAG_FRONTIER = _env("SPITAG_FRONTIER", _env("REDIS_URL", "sqlite:///spitag-frontier.db"))
 SPITAG_LEASE_SECONDS = _env("SPITAG_LEASE_SECONDS", "60")
 SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
-# spitag strategy: weight of what the crawl learnt of a host (its pages' mean semantic
-# score) against its best waiting priority, in the pop order (0 … 1; 0 turns it off).
+# spitag: k of the host rank (S + k·best) / (n + k) — how many pages the best waiting
+# link's promise is worth against the n pages of the host fetched (score sum S). ≥ 0.
+SPITAG_HOST_K = _env("SPITAG_HOST_K", "0.25")
+# spitag-legacy: weight of what the crawl learnt of a host (its pages' mean semantic
+# score) against its best waiting priority, in the pop order (0 … 1). 0 turns host
+# learning off for both spitag strategies (hosts then rank by their best priority).
 SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "0.7")
-# spitag strategy: the semantic score a host not fetched yet is assumed to have (0: none,
+# spitag-legacy: the semantic score a host not fetched yet is assumed to have (0: none,
 # unknown hosts rank by their parents' promise alone).
 SPITAG_HOST_PRIOR = _env("SPITAG_HOST_PRIOR", "0")
 # Seconds between two requests to one host, across all workers (robots.txt Crawl-delay

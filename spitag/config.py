@@ -39,7 +39,11 @@ class CrawlConfig:
     pop_batch: int
     host_weight: float
     host_prior: float
+    host_k: float
+    explore_pages: float
+    homophily: float
     max_sitemap_urls: int
+    extract_budget: float
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> CrawlConfig:
@@ -59,7 +63,11 @@ class CrawlConfig:
             pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
             host_prior=_number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
+            host_k=_number(settings, "SPITAG_HOST_K", float, minimum=0.0, maximum=1e9),
+            explore_pages=_number(settings, "SPITAG_EXPLORE_PAGES", float, minimum=1.0, maximum=1e9),
+            homophily=_number(settings, "SPITAG_HOMOPHILY", float, minimum=0.0, maximum=1.0),
             max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
+            extract_budget=_number(settings, "SPITAG_EXTRACT_BUDGET", float, minimum=0.0),
         )
         _flag(settings, "SPITAG_SITEMAPS")
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings

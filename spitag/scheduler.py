@@ -73,6 +73,7 @@ class FrontierScheduler(BaseScheduler):
         self.host_weight = config.host_weight
         self.score_half = settings.getfloat("SPITAG_SCORE_HALF")
         self.host_prior = config.host_prior
+        self.host_k = config.host_k
         # A lease is renewed while its download may still legitimately be running.
         self.max_fetch_seconds = (
             (settings.getint("RETRY_TIMES") + 1) * settings.getfloat("DOWNLOAD_TIMEOUT") + 120
@@ -120,6 +121,8 @@ class FrontierScheduler(BaseScheduler):
             host_weight=self.host_weight if getattr(strategy, "learns_hosts", False) else 0.0,
             score_half=self.score_half,
             host_prior=self.host_prior,
+            host_ranking=getattr(strategy, "host_ranking", "blend"),
+            host_k=self.host_k,
             strategy=strategy.name if strategy is not None else None,
         )
         recovered = self.frontier.recover()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
@@ -46,11 +47,15 @@ def semantic_score(counts: dict[str, int], weights: dict[str, float] | None = No
 
 
 class Strategy(ABC):
-    """One scoring strategy; built from settings, stateless between calls."""
+    """One scoring strategy, built from settings. Stateless between calls, except
+    ``spitag`` (``SiteLearning``), which learns from the parents it scores."""
 
     name: ClassVar[str]
     combine: ClassVar[str]  # "sum" or "max"
     learns_hosts: ClassVar[bool] = False  # rank hosts by their pages' semantic yield too
+    # How the frontier ranks hosts when learns_hosts: "blend" (host_rank's σ blend, the
+    # first spitag) or "posterior" (host_posterior below, SiteLearning).
+    host_ranking: ClassVar[str] = "blend"
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Strategy:
@@ -127,20 +132,15 @@ class Importance(Strategy):
 
 
 class SpiTag(Strategy):
-    """``spitag``: the parent's semantic score flows to its outlinks, OPIC-style.
+    """The σ-cash formula of the first ``spitag`` strategy; its subclass ``SiteLearning``
+    is what ``SPITAG_STRATEGY=spitag`` runs now, ``spitag-legacy`` runs this one.
 
     ``contribution = σ(p) + LINK_CASH · priority(p) / n``, with the normalized semantic
     score ``σ(p) = s / (s + HALF)`` (s = the parent's semantic score, HALF =
     ``SPITAG_SCORE_HALF``: the score worth σ = ½) and ``n`` its outlinks. Contributions
-    sum, so a page linked from several rich pages outranks one linked from a single
-    rich page, and a little plain link cash (``SPITAG_LINK_CASH``) keeps pages reached
-    only through poor pages from starving.
-
-    It also learns per host: the frontier ranks hosts by the mean semantic score of
-    the pages fetched from them so far, blended with their best waiting priority
-    (``spitag.frontier.base.host_rank``, weight ``SPITAG_HOST_WEIGHT``). Pages of one
-    site share templates, so a site's first pages predict the rest far better than
-    any single parent does; unknown hosts are ranked by what their parents promise.
+    sum. Hosts were ranked by ``host_rank``'s blend of σ(host mean) and the squashed
+    best priority (``SPITAG_HOST_WEIGHT``, ``SPITAG_HOST_PRIOR``). Measured against
+    ``SiteLearning`` in ``bench/README.md`` (focus section).
     """
 
     name = "spitag"
@@ -167,8 +167,177 @@ class SpiTag(Strategy):
         return self.normalized(parent.score) + cash
 
 
+class SpiTagLegacy(SpiTag):
+    """``spitag-legacy``: the σ-cash formula above, with today's ``host_rank``."""
+
+    name = "spitag-legacy"
+
+
+SEED_PRIORITY = 1e6  # ``spitag``'s seeds, in score units: more items than any page has
+
+
+def host_posterior(best: float, score_sum: float, pages: int, k: float) -> float:
+    """The rank of a host for ``spitag`` (``SiteLearning``): the posterior mean of its
+    pages' semantic score, ``(S + k · best) / (n + k)``.
+
+    S and n are the score sum and count of the host's pages fetched so far (what the
+    frontier learns), ``best`` its best waiting priority — a link's estimate of a page
+    of the host, in score units — counted as ``k`` pseudo-pages (``SPITAG_HOST_K``).
+    n = 0: the links' promise, ``best``; n ≫ k: the host's own mean. The reference
+    for the frontier backends' host ranking (SQLite, Redis ``rank()``).
+    """
+    if k <= 0:
+        return score_sum / pages if pages else best
+    return (score_sum + k * best) / (pages + k)
+
+
+def gittins_index(values: Sequence[float], pages: float) -> float:
+    """What exploring an unseen site is worth per fetch, when sites are worth
+    ``values`` (their mean page scores so far) and a site found good is exploited for
+    ``pages`` pages in all.
+
+    The policy "fetch one page of a new site, then its other ``pages − 1`` pages if its
+    value is at least g" yields, per fetch, ``(μ + (r−1)·E[v·1{v ≥ g}]) / (1 + (r−1)·P(v ≥ g))``
+    (μ = mean of the values, r = ``pages``). Its fixed point g* — the value at which
+    exploring pays exactly as much as a known site of value g* — is the Gittins index of
+    an unseen site (Gittins 1979; Weitzman's reservation value): a known site ranks above
+    the unknown ones iff its value exceeds g*. Found by scanning the sorted values.
+    With ``pages`` ≤ 1 it is μ (no option value); it grows with ``pages`` towards the
+    best value seen.
+    """
+    if not values:
+        return 0.0
+    vs = sorted(values, reverse=True)
+    n = len(vs)
+    mu = sum(vs) / n
+    r1 = max(pages - 1.0, 0.0)
+    if r1 <= 0:
+        return mu
+    # f(g) = μ + r1·T(g)/n − g·(1 + r1·C(g)/n), T/C = sum/count of values ≥ g: decreasing
+    # in g. Between consecutive sorted values C and T are constant, so the root is
+    # g = (μ + r1·T/n) / (1 + r1·C/n) for the first prefix where it falls in range.
+    top = 0.0
+    for c in range(n + 1):
+        if c > 0:
+            top += vs[c - 1]
+        g = (mu + r1 * top / n) / (1.0 + r1 * c / n)
+        upper = vs[c - 1] if c > 0 else math.inf
+        lower = vs[c] if c < n else -math.inf
+        if lower < g <= upper or (c == 0 and g > vs[0]):
+            return g
+    return mu
+
+
+class SiteLearning(SpiTag):
+    """``spitag``: each outlink is given the semantic score its page is expected to
+    have, in score units (items per page); best-first (``max``) over its parents.
+
+    The crawl learns per site: pages of one site share templates, so the pages of a
+    site fetched so far predict its other pages far better than a link does. An
+    outlink of parent p (score s) to URL u gets
+
+    * ``s`` when u is on p's host: p is the nearest page of the same site;
+    * ``mean(h)`` when u's host h is another host this strategy has already seen
+      pages of (their mean score);
+    * ``g + β · (s − g)`` when u's host was never seen: ``g`` is what exploring an
+      unseen site is worth (``gittins_index`` of the site means seen so far, with
+      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``β``
+      (``SPITAG_HOMOPHILY``, default 0) how much a rich parent vouches for the sites
+      it links to.
+
+    The frontier ranks hosts by the posterior mean of their page score
+    (``spitag.frontier.base`` ``host_rank``, ``SPITAG_HOST_K``):
+    ``rank = (S + k · best) / (n + k)`` — S and n the score sum and count of the
+    host's fetched pages, best its best waiting priority (a link's estimate) counted
+    as k pseudo-pages. An unseen host ranks at ``best``; a host seen enough at its
+    own mean. A poor host that a link promised well drops as soon as its first page
+    is learnt, which max-combined priorities alone could never do.
+
+    The strategy learns from the parents it scores (each parent page once, when its
+    first outlink is scored): one worker's view, enough for the estimates above.
+    """
+
+    name = "spitag"
+    combine = "max"
+    learns_hosts = True
+    host_ranking = "posterior"
+
+    def __init__(
+        self, explore_pages: float = 5.0, homophily: float = 0.0, half: float = 60.0, link_cash: float = 0.1
+    ) -> None:
+        super().__init__(half, link_cash)  # σ-cash knobs: validated, used by spitag-legacy only
+        if explore_pages < 1:
+            raise BadInputError(f"SPITAG_EXPLORE_PAGES must be at least 1, not {explore_pages}")
+        if not 0.0 <= homophily <= 1.0:
+            raise BadInputError(f"SPITAG_HOMOPHILY must be in [0, 1], not {homophily}")
+        self.explore_pages = explore_pages
+        self.homophily = homophily
+        self.sites: dict[str, list[float]] = {}  # host → [score sum, pages]
+        self._last_parent: str | None = None
+        self._index: float | None = None  # cached gittins index
+        self._index_at = 0  # pages observed when it was computed
+        self._observed = 0
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> Strategy:
+        return cls(
+            _float(settings, "SPITAG_EXPLORE_PAGES", 5.0),
+            _float(settings, "SPITAG_HOMOPHILY", 0.0),
+            _float(settings, "SPITAG_SCORE_HALF", 60.0),
+            _float(settings, "SPITAG_LINK_CASH", 0.1),
+        )
+
+    def seed(self) -> float:
+        """Seeds (and sitemap URLs) first: above any semantic score."""
+        return SEED_PRIORITY
+
+    def observe(self, host: str, score: float) -> None:
+        """Learn one fetched page's semantic score."""
+        site = self.sites.setdefault(host, [0.0, 0])
+        site[0] += score
+        site[1] += 1
+        self._observed += 1
+
+    def site_mean(self, host: str) -> float | None:
+        site = self.sites.get(host)
+        return site[0] / site[1] if site else None
+
+    def explore_value(self) -> float:
+        """g: the Gittins index of an unseen site over the site means seen so far
+        (recomputed when the pages observed grew by 2 %, at least every page early)."""
+        if self._index is None or self._observed - self._index_at > self._index_at // 50:
+            means = [t / n for t, n in self.sites.values()]
+            self._index = gittins_index(means, self.explore_pages)
+            self._index_at = self._observed
+        return self._index
+
+    def contribution(self, parent: Parent, url: str) -> float:
+        parent_host = _host(parent.url)
+        if parent.url != self._last_parent:
+            self._last_parent = parent.url
+            self.observe(parent_host, parent.score)
+        host = _host(url)
+        if host == parent_host:
+            return parent.score
+        known = self.site_mean(host)
+        if known is not None:
+            return known
+        g = self.explore_value()
+        return g + self.homophily * (parent.score - g)
+
+    def reason(self, parent: Parent) -> dict[str, Any]:
+        return {"strategy": self.name, "parent": parent.url, "parent_score": parent.score}
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
 STRATEGIES: dict[str, type[Strategy]] = {
-    s.name: s for s in (SpiTag, OPIC, Importance, BreadthFirst)
+    s.name: s for s in (SiteLearning, SpiTagLegacy, OPIC, Importance, BreadthFirst)
 }
 
 
@@ -192,8 +361,9 @@ def syntax_weights(settings: BaseSettings) -> dict[str, float] | None:
     return None if all(w == 1.0 for w in weights.values()) else weights
 
 
-def _float(settings: BaseSettings, name: str) -> float:
-    return _finite(name, settings.get(name))
+def _float(settings: BaseSettings, name: str, default: float | None = None) -> float:
+    raw = settings.get(name)
+    return _finite(name, default if raw is None and default is not None else raw)
 
 
 def _finite(name: str, raw: Any) -> float:

@@ -140,6 +140,43 @@ def test_learnt_host_yield_lifts_its_rank(make) -> None:
     assert [e.host for e in f.pop(1)] == ["rich.test"]
 
 
+def test_posterior_host_rank_matches_scoring() -> None:
+    from spitag.frontier.base import host_rank
+    from spitag.scoring import host_posterior
+
+    for best, total, pages, k in [(10, 0, 0, 0.25), (10, 0, 2, 0.25), (8, 20, 1, 0.25), (3, 7, 4, 1.0),
+                                  (5, 6, 3, 0.0), (5, 0, 0, 0.0), (5, 6, 3, -1.0)]:
+        rank = host_rank(best, None, 0.7, 60.0, 0.0, score_sum=total, pages=pages, mode="posterior", k=k)
+        assert rank == pytest.approx(host_posterior(best, total, pages, k))
+    assert host_rank(10, None, 0.7, 60.0, 0.0, mode="posterior", k=0.25) == 10  # never fetched: best
+    assert host_rank(10, 0.0, 0.0, 60.0, 0.0, score_sum=0, pages=5, mode="posterior") == 10  # weight 0: off
+
+
+def test_posterior_host_ranking(make) -> None:
+    """``spitag``: hosts rank by (S + k·best) / (n + k), S and n learnt, best their top link."""
+    f = make(politeness=Politeness(delay=0.0, per_host=1), host_weight=0.7, host_ranking="posterior", host_k=0.25)
+    bests = {"a.test": 10.0, "b.test": 8.0, "c.test": 6.0, "d.test": 1.2, "e.test": 1.0}
+    f.push([entry(f"http://{h}/{i}", p) for h, p in bests.items() for i in (1, 2)], "max")
+    # never fetched: ranked by their best priority
+    assert [e.host for e in f.pop(3)] == ["a.test", "b.test", "c.test"]
+    assert make().counts().queued == 7  # an inspecting opener (scrapy frontier) changes no ranking
+    f.learn([("a.test", 0.0), ("a.test", 0.0)])  # a: (0 + 0.25·10) / (2 + 0.25) ≈ 1.11
+    f.learn([("b.test", 20.0)])  # b: (20 + 0.25·8) / (1 + 0.25) = 17.6
+    # b (17.6) > c (6, unseen) > d (1.2, unseen) > a (1.11) > e (1.0, unseen)
+    assert [e.host for e in f.pop(5)] == ["b.test", "c.test", "d.test", "a.test", "e.test"]
+
+
+def test_posterior_k_weighs_the_link_promise(make) -> None:
+    f = make(politeness=Politeness(delay=0.0, per_host=1), host_weight=0.7, host_ranking="posterior", host_k=2.0)
+    f.push([entry("http://a.test/1", 10.0), entry("http://b.test/1", 4.5)], "max")
+    f.learn([("a.test", 0.0), ("a.test", 0.0)])  # k = 2: (0 + 2·10) / (2 + 2) = 5 > 4.5
+    assert [e.host for e in f.pop(2)] == ["a.test", "b.test"]
+    g = make("other", politeness=Politeness(delay=0.0, per_host=1), host_weight=0.7, host_ranking="posterior", host_k=0.0)
+    g.push([entry("http://a.test/1", 10.0), entry("http://b.test/1", 0.5)], "max")
+    g.learn([("a.test", 0.0), ("a.test", 1.0), ("a.test", 0.2)])  # k = 0: the mean, 0.4 < 0.5 (b's best)
+    assert [e.host for e in g.pop(2)] == ["b.test", "a.test"]
+
+
 def test_crawls_are_separate(make) -> None:
     a, b = make("crawl-a"), make("crawl-b")
     a.push([entry("http://a.test/x")], "sum")

@@ -13,7 +13,11 @@ one (SQLite); the contract is the same:
   host with a delay gives one URL per pop and is then not ready for ``delay`` seconds;
   a host without one gives at most ``per_host`` URLs per pop. Hosts are taken in order
   of their *rank* (their best queued priority, plus what the crawl learnt of the host
-  when ``host_weight`` > 0), and each host's URLs in order of priority.
+  when ``host_weight`` > 0: see ``host_rank``), and each host's URLs in order of
+  priority. ``host_ranking`` says how the learnt yield enters the rank: ``"blend"``
+  (the σ blend, ``spitag-legacy``) or ``"posterior"`` (``spitag``: the posterior mean
+  ``(S + k · best) / (n + k)`` of the host's page score, S and n the score sum and
+  count of its fetched pages, k = ``host_k``, ``SPITAG_HOST_K``).
 * ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
 * ``mark_done(entries)`` — unknown or queued → done, never fetched (a canonical URL
   whose page was fetched under another URL).
@@ -44,6 +48,7 @@ from typing import Any
 
 QUEUED, LEASED, DONE = 0, 1, 2
 COMBINES = ("sum", "max")
+HOST_RANKINGS = ("blend", "posterior")
 
 
 @dataclass(slots=True)
@@ -104,12 +109,29 @@ class Politeness:
 
 
 def host_rank(
-    best: float, mean_score: float | None, host_weight: float, half: float, prior: float = 0.0
+    best: float,
+    mean_score: float | None,
+    host_weight: float,
+    half: float,
+    prior: float = 0.0,
+    *,
+    score_sum: float = 0.0,
+    pages: int = 0,
+    mode: str = "blend",
+    k: float = 0.25,
 ) -> float:
     """A host's place in the pop order (higher first).
 
-    Without host learning (``host_weight`` = 0, every strategy but ``spitag``) it is the
-    host's best queued priority. With it, the priority is first squashed into [0, 1) —
+    Without host learning (``host_weight`` = 0, every strategy but the ``spitag`` ones)
+    it is the host's best queued priority.
+
+    ``mode="posterior"`` (``spitag``): the posterior mean of the host's page score,
+    ``rank = (S + k · best) / (n + k)`` — S = ``score_sum`` and n = ``pages`` of the
+    host's fetched pages, ``best`` its best queued priority (in score units) counted as
+    k pseudo-pages (``SPITAG_HOST_K``). k ≤ 0: the host's mean once it has pages, else
+    ``best``. Same formula as ``spitag.scoring.host_posterior`` (and Redis' ``rank()``).
+
+    ``mode="blend"`` (``spitag-legacy``): the priority is first squashed into [0, 1) —
     ``link = best / (best + 1)`` — and blended with what the host's fetched pages have
     shown: ``rank = W · σ(mean) + (1 − W) · link``, ``σ(m) = m / (m + half)``, W =
     ``host_weight`` (``SPITAG_HOST_WEIGHT``). A host not fetched yet is taken to be as
@@ -119,6 +141,8 @@ def host_rank(
     """
     if host_weight <= 0:
         return best
+    if mode == "posterior":
+        return posterior_rank(best, score_sum, pages, k)
     link = best / (best + 1.0) if best > 0 else 0.0
     if mean_score is None:
         if prior <= 0:
@@ -126,6 +150,15 @@ def host_rank(
         mean_score = prior
     sigma = mean_score / (mean_score + half) if mean_score > 0 else 0.0
     return host_weight * sigma + (1.0 - host_weight) * link
+
+
+def posterior_rank(best: float, score_sum: float, pages: int, k: float) -> float:
+    """``(S + k · best) / (n + k)``; k ≤ 0: S / n, or ``best`` when n = 0. The frontier's
+    copy of ``spitag.scoring.host_posterior`` (scoring imports the extractor; the
+    frontier stays light): tests hold the two equal."""
+    if k <= 0:
+        return score_sum / pages if pages else best
+    return (score_sum + k * best) / (pages + k)
 
 
 class Frontier(ABC):
@@ -143,6 +176,8 @@ class Frontier(ABC):
         score_half: float = 10.0,
         host_prior: float = 0.0,
         strategy: str | None = None,
+        host_ranking: str = "blend",
+        host_k: float = 0.25,
     ) -> None:
         if not 0 < lease_seconds <= 3600:
             raise ValueError("lease_seconds must be in (0, 3600]")
@@ -154,10 +189,20 @@ class Frontier(ABC):
         self.host_weight = host_weight
         self.score_half = score_half
         self.host_prior = host_prior
+        if host_ranking not in HOST_RANKINGS:
+            raise ValueError(f"host_ranking must be one of {HOST_RANKINGS}, not {host_ranking!r}")
+        self.host_ranking = host_ranking
+        self.host_k = float(host_k)
         self.strategy = strategy  # named in the reasons a compact backend rebuilds
 
-    def rank(self, best: float, mean_score: float | None) -> float:
-        return host_rank(best, mean_score, self.host_weight, self.score_half, self.host_prior)
+    def rank(self, best: float, score_sum: float = 0.0, pages: int = 0) -> float:
+        """The rank of a host whose best queued priority is ``best`` and whose fetched
+        pages scored ``score_sum`` in all over ``pages`` pages."""
+        mean = score_sum / pages if pages else None
+        return host_rank(
+            best, mean, self.host_weight, self.score_half, self.host_prior,
+            score_sum=score_sum, pages=pages, mode=self.host_ranking, k=self.host_k,
+        )
 
     @abstractmethod
     def push(self, entries: Sequence[Entry], combine: str) -> PushResult: ...

@@ -30,8 +30,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   next-allowed time; ``next`` / ``hard`` hashes — soft (pop) and hard (download)
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
-* ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read (the
-  host prior);
+* ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
+  ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
   ``owner|priority``; ``n`` hash — queued / leased / done counters; ``stop`` — set by
   ``scrapy stop``.
@@ -277,8 +277,30 @@ local function insert(host, member, f, prio, depth, pscore, phost, pmember, side
   redis.call('HINCRBY', p .. 'hc', host, 1)
   maybe_split(host, f, 'h:')
 end
-local function rank(best, mean, w, half)
+-- The crawl's host ranking (cfg: mode, k, prior), read once per script.
+local ranking = nil
+local function ranking_cfg()
+  if ranking == nil then
+    local c = redis.call('HMGET', p .. 'cfg', 'mode', 'k', 'prior')
+    ranking = {c[1] or 'blend', tonumber(c[2] or '0.25') or 0.25, tonumber(c[3] or '0') or 0}
+  end
+  return ranking
+end
+-- spitag.frontier.base.host_rank: ys / yn = the host's learnt score sum / page count.
+local function rank(best, ys, yn, w, half)
   if w <= 0 then return best end
+  local c = ranking_cfg()
+  local mode, k, prior = c[1], c[2], c[3]
+  if mode == 'posterior' then
+    if k <= 0 then if yn > 0 then return ys / yn end return best end
+    return (ys + k * best) / (yn + k)
+  end
+  local mean = nil
+  if yn > 0 then
+    mean = ys / yn
+  elseif prior > 0 then
+    mean = prior
+  end
   local link = 0
   if best > 0 then link = best / (best + 1) end
   if mean == nil then return link end
@@ -293,27 +315,27 @@ local function refresh(host, w, half)
     redis.call('ZREM', p .. 'ready', host)
     return
   end
-  local mean = nil
-  local n = tonumber(redis.call('HGET', p .. 'yn', host) or '0')
-  if n > 0 then
-    mean = tonumber(redis.call('HGET', p .. 'ys', host)) / n
-  else
-    local prior = tonumber(redis.call('HGET', p .. 'cfg', 'prior') or '0')
-    if prior > 0 then mean = prior end
-  end
-  redis.call('ZADD', p .. 'hosts', rank(best, mean, w, half), host)
+  local yn = tonumber(redis.call('HGET', p .. 'yn', host) or '0') or 0
+  local ys = tonumber(redis.call('HGET', p .. 'ys', host) or '0') or 0
+  redis.call('ZADD', p .. 'hosts', rank(best, ys, yn, w, half), host)
   redis.call('ZADD', p .. 'ready', redis.call('HGET', p .. 'next', host) or 0, host)
 end
 """
 
-# ARGV: prefix, layout, prior. The crawl's layout: refused when another one wrote it.
+# ARGV: prefix, layout, prior, mode, k, learns (1/0). The crawl's layout: refused when
+# another one wrote it. Then the host ranking parameters, written by a frontier that
+# ranks hosts by what it learns (every worker of a crawl writes the same), left alone by
+# one that does not (``scrapy frontier``/``inject``/``stop`` on a running crawl).
 OPEN = r"""
 local p = ARGV[1]
 if redis.call('EXISTS', p .. 'cfg') == 1 or redis.call('EXISTS', p .. 'n') == 1 then
   local layout = redis.call('HGET', p .. 'cfg', 'layout') or '1'
   if layout ~= ARGV[2] then return layout end
 end
-redis.call('HSET', p .. 'cfg', 'layout', ARGV[2], 'prior', ARGV[3])
+redis.call('HSET', p .. 'cfg', 'layout', ARGV[2])
+if ARGV[6] == '1' then
+  redis.call('HSET', p .. 'cfg', 'prior', ARGV[3], 'mode', ARGV[4], 'k', ARGV[5])
+end
 return ARGV[2]
 """
 
@@ -777,7 +799,10 @@ class RedisFrontier(Frontier):
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         try:
-            layout = self.redis.eval(OPEN, 0, self.prefix, LAYOUT, repr(float(self.host_prior)))
+            layout = self.redis.eval(
+                OPEN, 0, self.prefix, LAYOUT, repr(float(self.host_prior)), self.host_ranking,
+                repr(float(self.host_k)), "1" if self.host_weight > 0 else "0",
+            )
         except (redis.RedisError, OSError) as exc:
             raise BackendUnavailableError(f"frontier {redact(url)}: Redis unreachable: {redact(str(exc))}") from None
         layout = layout.decode() if isinstance(layout, bytes) else str(layout)

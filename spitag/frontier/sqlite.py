@@ -99,8 +99,8 @@ class SQLiteFrontier(Frontier):
                 "SELECT score_sum, pages FROM frontier_host WHERE crawl = ? AND host = ?",
                 (self.crawl, host),
             ).fetchone()
-            mean = stats[0] / stats[1] if stats and stats[1] else None
-            rank = None if best is None else self.rank(best, mean)
+            score_sum, pages = (stats[0], stats[1]) if stats else (0.0, 0)
+            rank = None if best is None else self.rank(best, score_sum or 0.0, pages or 0)
             self.conn.execute(
                 "INSERT INTO frontier_host (crawl, host, best, rank) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (crawl, host) DO UPDATE SET best = excluded.best, rank = excluded.rank",

@@ -1,0 +1,111 @@
+"""The site-learning ``spitag`` strategy (issue 3) on hand-computed cases."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy.settings import Settings
+
+from spitag.errors import BadInputError
+from spitag.scoring import (
+    Parent,
+    SiteLearning,
+    SpiTag,
+    SpiTagLegacy,
+    gittins_index,
+    host_posterior,
+    strategy_from_settings,
+)
+
+
+def parent(url: str = "http://a.test/", score: float = 30.0, **kw) -> Parent:
+    base = {"url": url, "depth": 1, "priority": 30.0, "score": score, "outlinks": 4}
+    base.update(kw)
+    return Parent(**base)
+
+
+def settings(**overrides) -> Settings:
+    s = Settings()
+    s.setmodule("settings", priority="project")
+    s.setdict(overrides, priority="cmdline")
+    return s
+
+
+def test_gittins_index_hand_computed() -> None:
+    # μ = 40; r = 10 → r−1 = 9. Only the best site (100) is worth exploiting:
+    # g = (40 + 9 · 100/4) / (1 + 9 · 1/4) = 265 / 3.25 = 81.538…, and 30 < g ≤ 100.
+    assert gittins_index([10, 20, 30, 100], 10) == pytest.approx(265 / 3.25)
+    # one page per site: no option value, the mean
+    assert gittins_index([10, 20, 30, 100], 1) == pytest.approx(40.0)
+    # r = 2: g = (40 + 100/4) / (1 + 1/4) = 52, in (30, 100]
+    assert gittins_index([10, 20, 30, 100], 2) == pytest.approx(52.0)
+    # equal sites: their value, whatever r
+    assert gittins_index([25, 25, 25], 10) == pytest.approx(25.0)
+    assert gittins_index([], 10) == 0.0
+
+
+def test_gittins_index_is_the_fixed_point() -> None:
+    values = [3, 8, 13, 21, 26, 29, 34, 40, 50, 63, 87, 145, 284]
+    r = 10
+    g = gittins_index(values, r)
+    mu = sum(values) / len(values)
+    above = [v for v in values if v >= g]
+    per_fetch = (mu + (r - 1) * sum(above) / len(values)) / (1 + (r - 1) * len(above) / len(values))
+    assert per_fetch == pytest.approx(g)
+    # more pages to exploit per good site: exploring is worth more
+    assert gittins_index(values, 3) < g < gittins_index(values, 30)
+
+
+def test_host_posterior() -> None:
+    # nothing fetched: the links' promise
+    assert host_posterior(40.0, 0.0, 0, 0.25) == 40.0
+    # one poor page (10) against a promise of 40 counted as 0.25 page: (10 + 10) / 1.25 = 16
+    assert host_posterior(40.0, 10.0, 1, 0.25) == pytest.approx(16.0)
+    # a rich site seen 4 times (284 each), promised 40: (1136 + 10) / 4.25
+    assert host_posterior(40.0, 4 * 284.0, 4, 0.25) == pytest.approx(1146 / 4.25)
+    # k = 0: the host's own mean once it has one
+    assert host_posterior(40.0, 30.0, 2, 0.0) == 15.0
+    assert host_posterior(40.0, 0.0, 0, 0.0) == 40.0
+
+
+def test_site_learning_contributions() -> None:
+    s = SiteLearning(explore_pages=2, homophily=0.0)
+    assert s.combine == "max" and s.learns_hosts
+    p = parent("http://a.test/", score=30.0)
+    # same host: the parent's own score
+    assert s.contribution(p, "http://a.test/x") == 30.0
+    # unseen host: the Gittins index of the sites seen so far (one site, 30) = 30
+    assert s.contribution(p, "http://b.test/") == pytest.approx(30.0)
+    # a page of b (score 90) is parsed: b is known, its mean is what a link to it is worth
+    q = parent("http://b.test/", score=90.0)
+    assert s.contribution(q, "http://a.test/y") == 30.0  # a is known: its mean
+    assert s.contribution(q, "http://b.test/z") == 90.0
+    # unseen c: sites a (30) and b (90), r = 2: μ = 60, g = (60 + 90/2) / (1 + 1/2) = 70
+    assert s.contribution(q, "http://c.test/") == pytest.approx(70.0)
+    # each parent is learnt once, whatever the number of its outlinks
+    assert s.sites == {"a.test": [30.0, 1], "b.test": [90.0, 1]}
+
+
+def test_site_learning_homophily() -> None:
+    s = SiteLearning(explore_pages=1, homophily=0.5)
+    p = parent("http://a.test/", score=50.0)
+    # g = 50 (one site); β = 0.5: 50 + 0.5 · (50 − 50) = 50
+    assert s.contribution(p, "http://new.test/") == pytest.approx(50.0)
+    q = parent("http://b.test/", score=10.0)
+    # g = mean(50, 10) = 30; 30 + 0.5 · (10 − 30) = 20
+    assert s.contribution(q, "http://other.test/") == pytest.approx(20.0)
+
+
+def test_settings_and_names() -> None:
+    default = strategy_from_settings(settings())
+    assert isinstance(default, SiteLearning) and default.name == "spitag"
+    assert isinstance(default, SpiTag)  # the σ-cash knobs are still validated
+    legacy = strategy_from_settings(settings(SPITAG_STRATEGY="spitag-legacy"))
+    assert isinstance(legacy, SpiTagLegacy) and legacy.combine == "sum"
+    assert (default.host_ranking, legacy.host_ranking) == ("posterior", "blend")
+    assert default.seed() > 1e5  # seeds before any page, in score units
+    tuned = strategy_from_settings(settings(SPITAG_EXPLORE_PAGES="4", SPITAG_HOMOPHILY="0.25"))
+    assert (tuned.explore_pages, tuned.homophily) == (4.0, 0.25)
+    with pytest.raises(BadInputError, match="SPITAG_EXPLORE_PAGES"):
+        strategy_from_settings(settings(SPITAG_EXPLORE_PAGES="0.5"))
+    with pytest.raises(BadInputError, match="SPITAG_HOMOPHILY"):
+        strategy_from_settings(settings(SPITAG_HOMOPHILY="2"))
