@@ -6,9 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from scrapy.http.headers import Headers
-from scrapy.settings import Settings
 
-import settings as project_settings
 from spitag.errors import BadInputError
 from spitag.recrawl import (
     RecrawlPolicy,
@@ -17,6 +15,7 @@ from spitag.recrawl import (
     settle,
     validators,
 )
+from tests.support.settings import project_settings
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 POLICY = RecrawlPolicy(interval=1000.0, min_interval=100.0, max_interval=2000.0, inc_rate=0.5, dec_rate=0.25)
@@ -112,17 +111,13 @@ def test_settle_first_fetch_revisits_and_failures() -> None:
     ("SPITAG_RECRAWL_MIN_INTERVAL", "1e9", "above SPITAG_RECRAWL_MAX_INTERVAL"),
 ])
 def test_bad_settings_are_refused(name: str, value: str, message: str) -> None:
-    settings = Settings()
-    settings.setmodule(project_settings)
-    settings.set(name, value)
+    settings = project_settings(**{name: value})
     with pytest.raises(BadInputError, match=message):
         RecrawlPolicy.from_settings(settings)
 
 
 def test_defaults() -> None:
-    settings = Settings()
-    settings.setmodule(project_settings)
-    assert RecrawlPolicy.from_settings(settings) == RecrawlPolicy(
+    assert RecrawlPolicy.from_settings(project_settings()) == RecrawlPolicy(
         enabled=True, interval=7 * 86400.0, min_interval=3600.0, max_interval=365 * 86400.0,
         inc_rate=0.4, dec_rate=0.2,
     )

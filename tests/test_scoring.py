@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from scrapy.settings import Settings
 
 from spitag.errors import BadInputError
 from spitag.scoring import (
@@ -16,19 +15,13 @@ from spitag.scoring import (
     strategy_from_settings,
     syntax_weights,
 )
+from tests.support.settings import project_settings as settings
 
 
 def parent(**kw) -> Parent:
     base = {"url": "http://a.test/", "depth": 2, "priority": 0.6, "score": 30.0, "outlinks": 4}
     base.update(kw)
     return Parent(**base)
-
-
-def settings(**overrides) -> Settings:
-    s = Settings()
-    s.setmodule("settings", priority="project")
-    s.setdict(overrides, priority="cmdline")
-    return s
 
 
 def test_semantic_score_is_total_by_default_and_weighted_on_request() -> None:

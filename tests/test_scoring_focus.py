@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from scrapy.settings import Settings
 
 from spitag.errors import BadInputError
 from spitag.scoring import (
@@ -15,19 +14,13 @@ from spitag.scoring import (
     host_posterior,
     strategy_from_settings,
 )
+from tests.support.settings import project_settings as settings
 
 
 def parent(url: str = "http://a.test/", score: float = 30.0, **kw) -> Parent:
     base = {"url": url, "depth": 1, "priority": 30.0, "score": score, "outlinks": 4}
     base.update(kw)
     return Parent(**base)
-
-
-def settings(**overrides) -> Settings:
-    s = Settings()
-    s.setmodule("settings", priority="project")
-    s.setdict(overrides, priority="cmdline")
-    return s
 
 
 def test_gittins_index_hand_computed() -> None:
