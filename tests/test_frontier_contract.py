@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import pytest
 
 from spitag.frontier import Entry, Politeness, open_frontier
+
+
+def near(value):
+    """A priority as it comes back: Redis keeps it as an integer code, within 4.8e-7
+    relative of the one pushed (a sum: within one more step of 9.5e-7)."""
+    return pytest.approx(value, rel=2e-6, abs=0)
 
 
 def entry(url: str, priority: float = 1.0, depth: int = 1, **reason) -> Entry:
@@ -48,10 +55,49 @@ def test_rediscovery_sums_or_maxes_while_queued(make) -> None:
     f.push([entry("http://a.test/x", 0.5), entry("http://a.test/y", 0.9)], "sum")
     result = f.push([entry("http://a.test/x", 0.5)], "sum")
     assert result.raised == 1 and result.new == 0
-    assert [e.priority for e in f.top(2)] == [1.0, 0.9]
+    assert [e.priority for e in f.top(2)] == near([1.0, 0.9])
     f.push([entry("http://a.test/y", 0.1)], "max")  # lower: no change with max
     f.push([entry("http://a.test/x", 5.0)], "max")
-    assert {e.url: e.priority for e in f.top(2)} == {"http://a.test/x": 5.0, "http://a.test/y": 0.9}
+    assert {e.url: e.priority for e in f.top(2)} == near({"http://a.test/x": 5.0, "http://a.test/y": 0.9})
+
+
+PRIORITIES = [-1e300, -1e6, -50.0, -3.0, -1.0, -0.25, -1e-12, -1e-300, 0.0, 1e-307, 1e-250, 7.0 ** -200,
+              1e-50, 1e-12, 1e-6, 0.001, 0.1, 0.100001, 1 / 3, 0.999999, 1.0, 1.000001, 3.7, 60.0, 1e6, 1e15,
+              1e100, 1e300]
+
+
+def test_priorities_of_any_sign_and_magnitude_keep_order_and_value(make) -> None:
+    """Very small (OPIC cash split again and again), large, zero and negative (BFS)
+    priorities: popped in order, each within 1e-6 relative of the one pushed."""
+    f = make(politeness=Politeness(delay=0.0, per_host=100))
+    f.push([entry(f"http://a.test/{i}", p) for i, p in enumerate(PRIORITIES)], "max")
+    hosts = {h.host: h for h in f.hosts()}
+    assert hosts["a.test"].best == pytest.approx(1e300, rel=1e-6)
+    assert [e.priority for e in f.top(3)] == pytest.approx([1e300, 1e100, 1e15], rel=1e-6)
+    popped = f.pop(100)
+    assert [e.url for e in popped] == [f"http://a.test/{i}" for i in reversed(range(len(PRIORITIES)))]
+    for e, pushed in zip(popped, reversed(PRIORITIES)):
+        assert e.priority == pytest.approx(pushed, rel=1e-6, abs=0)
+    # handed back and taken again: the same priorities
+    f.release([e.url for e in popped])
+    assert [e.priority for e in f.pop(100)] == [e.priority for e in popped]
+
+
+def test_many_tiny_contributions_add_up(make) -> None:
+    """Sum-combining keeps order: 2,000 contributions of 1e-9 make 2e-6; 10,000 of 1e-8,
+    each far below the precision of a stored priority of 1.0, still make 1.0001."""
+    f = make(politeness=Politeness(delay=0.0, per_host=100))
+    f.push([entry("http://a.test/low", 1.99e-6), entry("http://a.test/high", 2.01e-6),
+            entry("http://a.test/one", 1.0), entry("http://a.test/one-low", 1.00005),
+            entry("http://a.test/one-high", 1.00015)], "sum")
+    for _ in range(4):
+        f.push([entry("http://a.test/tiny", 1e-9)] * 500, "sum")
+    for _ in range(10):
+        f.push([entry("http://a.test/one", 1e-8)] * 1000, "sum")
+    popped = {e.url.rsplit("/", 1)[1]: e.priority for e in f.pop(100)}
+    assert list(popped) == ["one-high", "one", "one-low", "high", "tiny", "low"]
+    assert popped["tiny"] == pytest.approx(2e-6, rel=1e-4)
+    assert popped["one"] == pytest.approx(1.0001, rel=2e-5)
 
 
 def test_done_is_never_fetched_twice(make) -> None:
@@ -188,7 +234,7 @@ def test_entries_keep_depth_and_reason(make) -> None:
     f = make()
     f.push([entry("http://a.test/x", 0.7, depth=3, parent="http://a.test/", parent_score=4.0)], "sum")
     (e,) = f.pop(1)
-    assert (e.depth, e.priority, e.reason) == (3, 0.7, {"parent": "http://a.test/", "parent_score": 4.0})
+    assert (e.depth, e.priority, e.reason) == (3, near(0.7), {"parent": "http://a.test/", "parent_score": 4.0})
 
 
 def test_stats_per_host(make) -> None:
@@ -270,9 +316,9 @@ def test_revive_done_url_is_popped_again_with_its_revisit_data(make) -> None:
     assert (f.counts().queued, f.counts().leased, f.counts().done) == (1, 0, 0)
     assert f.has_work()
     (top,) = f.top(5)
-    assert (top.url, top.priority, top.depth, top.revisit) == ("http://a.test/x", 2.5, 4, REVISIT)
+    assert (top.url, top.priority, top.depth, top.revisit) == ("http://a.test/x", near(2.5), 4, REVISIT)
     (again,) = f.pop(5)
-    assert (again.url, again.priority, again.depth) == ("http://a.test/x", 2.5, 4)
+    assert (again.url, again.priority, again.depth) == ("http://a.test/x", near(2.5), 4)
     assert again.reason == {"recrawl": True, "expired": "2026-11-29T00:00:00.000Z"}
     assert again.revisit == REVISIT
     assert f.ack([again.url]) == 1
@@ -290,9 +336,9 @@ def test_revive_leaves_queued_and_leased_alone_and_inserts_unknown(make) -> None
     assert n == 1  # only the unknown one became queued
     assert (f.counts().queued, f.counts().leased, f.counts().done) == (2, 1, 0)
     tops = {e.url: e for e in f.top(10)}
-    assert (tops["http://b.test/queued"].priority, tops["http://b.test/queued"].depth) == (0.5, 3)
+    assert (tops["http://b.test/queued"].priority, tops["http://b.test/queued"].depth) == (near(0.5), 3)
     assert tops["http://b.test/queued"].revisit is None
-    assert (tops["http://c.test/new"].priority, tops["http://c.test/new"].revisit) == (0.25, {"md5": "f" * 32})
+    assert (tops["http://c.test/new"].priority, tops["http://c.test/new"].revisit) == (near(0.25), {"md5": "f" * 32})
     assert f.ack(["http://a.test/leased"]) == 1
     popped = {e.url: e for e in f.pop(10)}
     assert set(popped) == {"http://b.test/queued", "http://c.test/new"}
@@ -310,7 +356,7 @@ def test_push_after_revive_combines_as_usual(make) -> None:
     assert f.push([entry("http://a.test/x", 0.5)], "sum").raised == 1
     assert f.push([entry("http://a.test/y", 1.0)], "max").raised == 0
     assert f.push([entry("http://a.test/y", 4.0)], "max").raised == 1
-    assert {e.url: e.priority for e in f.top(5)} == {"http://a.test/x": 2.0, "http://a.test/y": 4.0}
+    assert {e.url: e.priority for e in f.top(5)} == near({"http://a.test/x": 2.0, "http://a.test/y": 4.0})
     popped = f.pop(5)
     assert [e.url for e in popped] == ["http://a.test/y", "http://a.test/x"]
     assert all(e.revisit == REVISIT for e in popped)
@@ -326,7 +372,7 @@ def test_revived_acked_then_revived_again(make) -> None:
         assert f.revive([revived("http://a.test/x", 1.0 + round_, revisit=data)]) == 1
         assert f.revive([revived("http://a.test/x", 7.0)]) == 0  # already queued
         (e,) = f.pop(5)
-        assert (e.priority, e.revisit) == (1.0 + round_, data)
+        assert (e.priority, e.revisit) == (near(1.0 + round_), data)
         assert f.revive([revived("http://a.test/x", 7.0)]) == 0  # leased
         assert f.release([e.url]) == 1  # handed back: still revived, data kept
         (e,) = f.pop(5)
@@ -381,7 +427,7 @@ def test_large_hosts_keep_order_reasons_and_counts(make) -> None:
         if not popped:
             break
         for e in popped:
-            assert (e.priority, e.reason) == expected[e.url]
+            assert (e.priority, e.reason) == (near(expected[e.url][0]), expected[e.url][1])
             seen.setdefault(e.host, []).append(e.priority)
         for prios in seen.values():  # one pop: each host's URLs best first
             assert prios == sorted(prios, reverse=True)
@@ -433,4 +479,33 @@ def test_redis_layout_stays_compact_and_refuses_an_old_crawl(redis_url: str) -> 
     client.hset("spitag:old:cfg", "prior", "0.0")  # what the layout-1 code wrote
     with pytest.raises(BadInputError, match="layout 1"):
         open_frontier(redis_url, "old")
+    client.delete("spitag:old2:cfg")
+    client.hset("spitag:old2:cfg", mapping={"layout": "2", "prior": "0.0"})  # priorities as doubles
+    with pytest.raises(BadInputError, match="layout 2"):
+        open_frontier(redis_url, "old2")
+    client.close()
+
+
+def test_redis_keeps_priorities_as_integers(redis_url: str) -> None:
+    """Redis only: every queued priority is an integer code (a listpack keeps it in a few
+    bytes, a double in 17 digits), sums and leases included, and the codes decode back."""
+    import redis as redis_client
+
+    from spitag.frontier.redis import PRIORITY_ZERO, decode_priority
+
+    client = redis_client.Redis.from_url(redis_url)
+    f = open_frontier(redis_url, "ints", politeness=Politeness(delay=0.0, per_host=100))
+    f.push([entry(f"http://a.test/{i}", p) for i, p in enumerate(PRIORITIES)], "sum")
+    f.push([entry(f"http://a.test/{i}", 0.1) for i in range(len(PRIORITIES))], "sum")
+    f.push([entry(f"https://b.test/p/{i}", 1 / (i + 3)) for i in range(400)], "max")  # buckets split
+    scores = [s for key in client.scan_iter("spitag:ints:q*") for _, s in client.zrange(key, 0, -1, withscores=True)]
+    assert len(scores) > 400 and all(s.is_integer() for s in scores)
+    assert len(list(client.scan_iter("spitag:ints:qt:*"))) == 1
+    popped = f.pop(3)
+    leases = [v.rsplit(b"|", 1)[1] for v in client.hvals("spitag:ints:lo")]
+    assert sorted(decode_priority(v) for v in leases) == sorted(e.priority for e in popped)
+    assert popped[0].priority == pytest.approx(1e300, rel=2e-6)
+    assert decode_priority(str(2**40)) == sys.float_info.max  # past the largest double: no overflow
+    assert decode_priority(str(PRIORITY_ZERO)) == 0.0
+    f.close()
     client.close()

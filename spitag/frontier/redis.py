@@ -1,6 +1,6 @@
 """The shared frontier: one Redis, many workers, one crawl.
 
-Key layout 2 (prefix ``spitag:<crawl>:``; ``cfg`` → ``layout`` = 2). Each host's URLs
+Key layout 3 (prefix ``spitag:<crawl>:``; ``cfg`` → ``layout`` = 3). Each host's URLs
 are spread over *buckets* by a fingerprint — the first 8 bytes of SHA-1 of the URL's
 ``member`` (the URL without ``scheme://host``, see ``encode_member``) — so that every
 key stays under Redis' default listpack limits (128 entries of ≤ 64 bytes) and is
@@ -13,10 +13,23 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
 * ``h:<host>:<b>`` hash — the seen set: every URL of the bucket ever pushed, keyed by
   its 8-byte fingerprint; ``depth|parent_score|parent`` while queued or leased, ``""``
   once done (done is never fetched again). ``parent`` is ``""``, or
-  ``<host id>|<8-byte fingerprint of the parent>`` (host id ``""``: the child's host).
+  ``<host id><8-byte fingerprint of the parent>`` (host id ``""``: the child's host;
+  the fingerprint is always the last 8 bytes).
   ``parent_score`` ``~``: the reason (and revisit data) are in ``x:<host>``.
-* ``q:<host>:<b>`` sorted set — the bucket's queued URLs (member → priority);
-  ``qt:<host>`` sorted set — bucket → its best priority (hosts of 2+ buckets).
+* ``q:<host>:<b>`` sorted set — the bucket's queued URLs (member → priority code);
+  ``qt:<host>`` sorted set — bucket → its best priority code (hosts of 2+ buckets).
+  A priority p is stored as an integer code (a listpack keeps an integer in 2–6 bytes
+  where a double such as 0.1 takes its 17-digit text, ~21 bytes): ``round(ln(p) · 2^20)``
+  for p > 0, −2^30 for 0, −2^30 − 800·2^20 − ``round(ln(−p) · 2^20)`` for p < 0
+  (``PRIORITY_*``, ``decode_priority``; Lua ``enc``/``dec``). The codes are ordered as
+  the priorities, any magnitude, within 4.8e-7 relative (a BFS −depth, formerly a
+  small integer, now takes 6 bytes instead of 3). A ``max`` push compares codes; a
+  ``sum`` push decodes, adds and encodes with stochastic rounding (the rounding offset
+  drawn from SHA-1 of member, old code, contribution and the push's number, ``n`` →
+  ``r``: deterministic, a fresh draw for every combine), so that contributions too
+  small to move a code are not lost on average: each combine is within one step
+  (9.5e-7 relative), errors of many combines add up like a random walk, not a drift.
+  Priorities leave Redis decoded (pop, top, hosts).
 * ``p:<host>:<b>`` hash — parents, once per parent, not once per child: fingerprint →
   member of a page that queued or leased URLs name as their parent, and
   fingerprint``#`` → how many more than one do (the entry goes when the last of them
@@ -33,19 +46,23 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
 * ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
   ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
-  ``owner|priority``; ``n`` hash — queued / leased / done counters; ``stop`` — set by
-  ``scrapy stop``.
+  ``owner|priority code``; ``n`` hash — queued / leased / done counters (and ``r``, the
+  number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``.
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
 release, renew, reap, revive, mark-done, top, hosts. Times are Redis' own clock
 (``TIME``), so workers on machines whose clocks differ still agree on leases and
-politeness. A crawl written by another layout is refused at open (``BadInputError``).
+politeness. A crawl written by another layout is refused at open (``BadInputError``):
+layout 2 differed only in storing priorities as doubles and a ``|`` before the parent's
+fingerprint.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -59,7 +76,7 @@ from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
 
-LAYOUT = "2"
+LAYOUT = "3"
 
 _COMMON = r"""
 local FULL = 120
@@ -83,6 +100,35 @@ local POW = {}
 do
   local v = 1
   for i = 0, 32 do POW[i] = v; v = v * 2 end
+end
+-- Priorities are stored in the q/qt zsets as integer codes (see PRIORITY_SCALE in
+-- Python): a listpack keeps an integer in 2-6 bytes, a fractional double as 17 digits.
+-- code = round(ln(v) * S) for v > 0, ZERO for 0, NEG - round(ln(-v) * S) for v < 0:
+-- monotonic, relative error <= 0.5/S (4.8e-7) whatever the magnitude. u: the rounding
+-- offset, 0.5 = to nearest; a sum uses a pseudo-random u (unbiased stochastic rounding,
+-- so that many contributions too small to move the code are not lost on average).
+local S = 1048576
+local ZERO = -1073741824
+local NEG = ZERO - 800 * S
+local MAXD = 1.7976931348623157e308
+local function enc(v, u)
+  u = u or 0.5
+  if v > 0 then return math.floor(math.log(v) * S + u) end
+  if v < 0 then return NEG - math.floor(math.log(-v) * S + u) end
+  return ZERO  -- 0, -0 (and NaN)
+end
+local function dec(c)
+  c = tonumber(c)
+  if c == ZERO then return 0 end
+  local sign, x = 1, c / S
+  if c < ZERO then sign, x = -1, (NEG - c) / S end
+  local v = math.exp(x)
+  if v == math.huge and x ~= math.huge then v = MAXD end
+  return sign * v
+end
+-- a uniform number in [0, 1) drawn from a string (deterministic)
+local function uniform(s)
+  return tonumber(string.sub(redis.sha1hex(s), 1, 8), 16) / 4294967296
 end
 -- Extendible hashing: the host's entry in ``dir`` holds one byte per slot of 2^D, the
 -- depth d of the bucket owning the slot; bucket "d.v" holds the x with x mod 2^d = v.
@@ -117,15 +163,16 @@ local function qtouch(host, b)
     redis.call('ZADD', p .. 'qt:' .. host, top[2], b)
   end
 end
+-- the host's bucket holding its best queued URL, and that URL's priority (decoded)
 local function best_bucket(host)
   if not multi(host) then
     local top = redis.call('ZREVRANGE', p .. 'q:' .. host .. ':0.0', 0, 0, 'WITHSCORES')
     if #top == 0 then return nil end
-    return '0.0', tonumber(top[2])
+    return '0.0', dec(top[2])
   end
   local top = redis.call('ZREVRANGE', p .. 'qt:' .. host, 0, 0, 'WITHSCORES')
   if #top == 0 then return nil end
-  return top[1], tonumber(top[2])
+  return top[1], dec(top[2])
 end
 local function high(x, d)
   return math.floor(x / POW[d]) % 2 == 1
@@ -215,7 +262,7 @@ local function add_parent(host, phost, pmember)
   end
   local id = ''
   if phost ~= host then id = host_id(phost) end
-  return id .. '|' .. f
+  return id .. f
 end
 -- depth, parent score, parent reference of a record
 local function split_record(rec)
@@ -225,7 +272,7 @@ local function split_record(rec)
 end
 local function parent_of(host, pref)
   local phost = host
-  local id = string.sub(pref, 1, #pref - 9)
+  local id = string.sub(pref, 1, #pref - 8)
   if id ~= '' then phost = redis.call('HGET', p .. 'hn', id) end
   return phost, string.sub(pref, #pref - 7)
 end
@@ -258,8 +305,8 @@ local function explain(host, member, rec)
   local phost, f = parent_of(host, pref)
   return {depth, pscore, phost, redis.call('HGET', p .. 'p:' .. where(phost, f), f) or '', ''}
 end
--- A new URL: queued, recorded (ARGV fields: depth, parent score, parent host, parent
--- member, side JSON), counted; the host splits a bucket when it is full.
+-- A new URL: queued (prio: its code), recorded (ARGV fields: depth, parent score, parent
+-- host, parent member, side JSON), counted; the host splits a bucket when it is full.
 local function insert(host, member, f, prio, depth, pscore, phost, pmember, side)
   local rec
   if side ~= '' then
@@ -345,6 +392,7 @@ PUSH = _COMMON + r"""
 local combine, w, half = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local new, raised, ignored = 0, 0, 0
 local touched = {}
+local nonce = nil  -- this push's number (n -> r), drawn at its first sum: rounding offsets
 for i = 5, #ARGV, 8 do
   local host, member, prio = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   local f = fp(member)
@@ -352,9 +400,20 @@ for i = 5, #ARGV, 8 do
   local q = p .. 'q:' .. at
   local old = redis.call('ZSCORE', q, member)
   if old then
+    local text = old
     old = tonumber(old)
-    local val = old + prio
-    if combine == 'max' then val = math.max(old, prio) end
+    local val
+    if combine == 'max' then
+      val = math.max(old, enc(prio))  -- codes are ordered as the priorities
+    else
+      local total = dec(old) + prio
+      if total ~= total or total == math.huge or total == -math.huge then
+        val = old  -- as combine_priority: a non-finite sum keeps the old priority
+      else
+        if nonce == nil then nonce = redis.call('HINCRBY', p .. 'n', 'r', 1) end
+        val = enc(total, uniform(member .. '|' .. text .. '|' .. ARGV[i + 2] .. '|' .. nonce .. '|' .. i))
+      end
+    end
     if val ~= old then
       redis.call('ZADD', q, val, member)
       if val > old and multi(host) then
@@ -368,7 +427,7 @@ for i = 5, #ARGV, 8 do
   elseif redis.call('HEXISTS', p .. 'h:' .. at, f) == 1 then
     ignored = ignored + 1
   else
-    insert(host, member, f, prio, ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
+    insert(host, member, f, enc(prio), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
     new = new + 1
     touched[host] = true
   end
@@ -397,7 +456,7 @@ for i = 4, #ARGV, 8 do
         redis.call('HINCRBY', p .. 'hd', host, -1)
         was_done = was_done + 1
       end
-      insert(host, member, f, prio, ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
+      insert(host, member, f, enc(prio), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
       revived = revived + 1
       touched[host] = true
     end
@@ -677,6 +736,28 @@ def decode_member(host: str, member: str) -> str:
     return f"{scheme}://{host}{rest}"
 
 
+# Priorities in the zsets: integer codes, round(ln(p) · PRIORITY_SCALE) for p > 0,
+# PRIORITY_ZERO for 0, PRIORITY_NEG − round(ln(−p) · PRIORITY_SCALE) for p < 0 (the Lua
+# ``enc``/``dec`` of _COMMON; Lua encodes, since sums are combined inside the scripts).
+PRIORITY_SCALE = 1 << 20
+PRIORITY_ZERO = -(1 << 30)
+PRIORITY_NEG = PRIORITY_ZERO - 800 * PRIORITY_SCALE
+
+
+def decode_priority(code: str | bytes | float) -> float:
+    """The priority of a zset code (within 4.8e-7 relative of the one pushed)."""
+    c = float(code)
+    if c == PRIORITY_ZERO:
+        return 0.0
+    sign, x = (1.0, c / PRIORITY_SCALE) if c > PRIORITY_ZERO else (-1.0, (PRIORITY_NEG - c) / PRIORITY_SCALE)
+    if x == math.inf:
+        return sign * math.inf
+    try:
+        return sign * math.exp(x)
+    except OverflowError:  # the code of the largest doubles, rounded up
+        return sign * sys.float_info.max
+
+
 COMPACT_REASON = {"parent", "parent_score", "strategy"}
 MAX_RECORD = 60  # a record longer than the listpack value limit (64) would bloat its bucket
 
@@ -687,7 +768,9 @@ def _number(value: float) -> str:
 
 class _Codec:
     """Entries ↔ the scripts' 8-tuples: host, member, priority, depth, parent score,
-    parent host, parent member, side JSON (what the compact record cannot say)."""
+    parent host, parent member, side JSON (what the compact record cannot say). The
+    priority goes in as a float's text (the scripts encode it) and comes back as its
+    integer code (``decode_priority``)."""
 
     def __init__(self, strategy: str | None) -> None:
         self.strategy = strategy
@@ -747,7 +830,8 @@ class _Codec:
                           "parent_score": float(score) if score else None}
                 if self.strategy:
                     reason["strategy"] = self.strategy
-            out.append(Entry(decode_member(host, member), host, int(depth or 0), float(prio), reason, revisit))
+            out.append(Entry(decode_member(host, member), host, int(depth or 0), decode_priority(prio), reason,
+                             revisit))
         return out
 
 
