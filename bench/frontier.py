@@ -449,7 +449,8 @@ def crawl_child(kind: str, seed: str, redis_url: str, concurrency: int, stats_pa
 
         name = "plainfrontier"
 
-        def make_request(self, url: str, *, depth: int, priority: float, reason: Any, combine: Any = None) -> Any:
+        def make_request(self, url: str, *, depth: int, priority: float, reason: Any, combine: Any = None,
+                         revisit: Any = None) -> Any:
             return scrapy.Request(url, callback=self.parse, priority=int(priority),
                                   meta={"depth": depth, "spitag_url": url})
 
@@ -586,18 +587,21 @@ class Bench:
             "spitag/frontier/acked", "spitag/frontier/popped", "bench/wall", "finish_reason")}
         return result
 
-    def workers(self, n: int, run: int) -> dict[str, Any]:
-        crawl = f"bench-{n}w-{run}"
+    def workers(self, n: int, run: int, processes: str = "0") -> dict[str, Any]:
+        """``n`` workers of the full spider; ``processes``: their SPITAG_EXTRACT_PROCESSES
+        (0: each worker is one process, the unit this part scales)."""
+        crawl = f"bench-{n}w{processes}-{run}"
 
         def start() -> list[subprocess.Popen]:
             procs = []
             for w in range(n):
-                name = f"workers-{n}w-{run}-{w}"
+                name = f"workers-{n}w{processes}-{run}-{w}"
                 cmd = [sys.executable, "-m", "scrapy", "crawl", "spitag", "-a", f"seeds={self.nginx.base_url}/",
                        "-a", f"crawl={crawl}", "-s", f"SPITAG_FRONTIER={self.redis.url}",
                        "-s", f"SPITAG_STORE=sqlite:///{self.tmp / name}.db", "-s", "LOG_LEVEL=INFO",
                        "-s", f"CONCURRENT_REQUESTS={self.args.concurrency}",
-                       "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={self.args.concurrency}"]
+                       "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={self.args.concurrency}",
+                       "-s", f"SPITAG_EXTRACT_PROCESSES={processes}"]
                 env = {k: v for k, v in os.environ.items() if k not in ("SPITAG_FRONTIER", "REDIS_URL", "SPITAG_STORE")}
                 procs.append(subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
                                               stderr=(self.out / f"{name}.log").open("wb")))
@@ -608,7 +612,7 @@ class Bench:
 
         stored = 0
         for w in range(n):
-            with sqlite3.connect(self.tmp / f"workers-{n}w-{run}-{w}.db") as conn:
+            with sqlite3.connect(self.tmp / f"workers-{n}w{processes}-{run}-{w}.db") as conn:
                 stored += conn.execute("SELECT COUNT(*) FROM url WHERE status = 200").fetchone()[0]
         result["stored_200"] = stored
         return result
@@ -634,13 +638,18 @@ def run_crawls(bench: Bench, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_workers(bench: Bench, args: argparse.Namespace) -> dict[str, Any]:
+    """1 vs 2 workers, each one process (SPITAG_EXTRACT_PROCESSES=0: no profile pool, the
+    CPU figures are the workers' own); plus 1 worker on the default (``auto``: a profile
+    worker process per core), which already uses both cores by itself."""
     runs: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    pooled: list[dict[str, Any]] = []
     for run in range(args.runs):
-        for n in (1, 2) if run % 2 == 0 else (2, 1):
-            r = bench.workers(n, run)
-            runs[n].append(r)
+        for n in (1, 2, 0) if run % 2 == 0 else (0, 2, 1):
+            r = bench.workers(max(n, 1), run, "0" if n else "auto")
+            (runs[n] if n else pooled).append(r)
             cpu = r["cpu_span"]
-            print(f"  {n} worker(s) run {run}: {r['pages']} pages in {r['span']:.1f} s = {r['pages_per_s']:.0f} pages/s"
+            label = f"{n} worker(s)" if n else "1 worker, pool"
+            print(f"  {label} run {run}: {r['pages']} pages in {r['span']:.1f} s = {r['pages_per_s']:.0f} pages/s"
                   f" (exit {r['exit_codes']}, stored {r['stored_200']}, repeated {r['repeated']}; CPU s in span: "
                   f"workers {'+'.join(f'{c:.1f}' for c in cpu['workers'])} redis {cpu['redis']:.1f} nginx "
                   f"{cpu['nginx']:.1f}, other processes {cpu['others'] / r['span']:.2f} cores)", flush=True)
@@ -656,7 +665,8 @@ def run_workers(bench: Bench, args: argparse.Namespace) -> dict[str, Any]:
     total2 = ms_per_page(2, "workers") + ms_per_page(2, "redis") + ms_per_page(2, "nginx")
     two = min(1000 * min(cores, 3) / total2, 2000 / ms_per_page(2, "workers"))
     return {"runs": {str(k): v for k, v in runs.items()}, "median_pages_per_s": {str(k): v for k, v in med.items()},
-            "ratio_2_1": med[2] / med[1], "ceiling": {"1": one, "2": two}}
+            "ratio_2_1": med[2] / med[1], "ceiling": {"1": one, "2": two},
+            "pooled_1": {"runs": pooled, "median_pages_per_s": median([r["pages_per_s"] for r in pooled])}}
 
 
 # --------------------------------------------------------------------------- 4. ops
@@ -812,6 +822,11 @@ def report(results: dict[str, Any]) -> str:
                          f"cores used by the crawl {cores:.2f} of {os.cpu_count()}")
         c = workers["ceiling"]
         lines.append(f"   2/1 = {workers['ratio_2_1']:.2f}× (target ≥ 1.5×)   CPU from wait4 rusage (workers) and /proc/<pid>/stat (redis, nginx)")
+        pooled = workers.get("pooled_1")
+        if pooled:
+            lines.append(f"   1 worker on the default SPITAG_EXTRACT_PROCESSES=auto (a profile process per core): "
+                         f"{pooled['median_pages_per_s']:.0f} pages/s (runs {rates(pooled['runs'])}) = "
+                         f"{pooled['median_pages_per_s'] / med['1']:.2f}× one single-process worker")
         lines.append(f"   CPU-bound ceiling with {os.cpu_count()} free cores, from the CPU per page above: 1 worker "
                      f"{c['1']:.0f} pages/s, 2 workers {c['2']:.0f} pages/s → {c['2'] / c['1']:.2f}×")
     ops = results.get("ops")

@@ -160,7 +160,7 @@ class Servers:
 
 
 def crawl_command(config: str, web: Web, servers: Servers, folder: Path, name: str,
-                  concurrency: int) -> list[str]:
+                  concurrency: int, extra: tuple[str, ...] = ()) -> list[str]:
     if config in ("a", "b", "b2", "c"):
         cmd = [str(BENCH / "throughput_crawl.py"), config, web.seed, "--concurrency", str(concurrency),
                "--stats", str(folder / "stats.json"), "--out", str(folder / "items.jsonl")]
@@ -177,18 +177,18 @@ def crawl_command(config: str, web: Web, servers: Servers, folder: Path, name: s
             "-O", str(folder / "items.jsonl"),
             "-s", f"SPITAG_STORE={store}", "-s", f"SPITAG_FRONTIER={frontier}",
             "-s", f"CONCURRENT_REQUESTS={concurrency}", "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={concurrency}",
-            "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO"]
+            "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", *(a for kv in extra for a in ("-s", kv))]
 
 
 def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, concurrency: int,
-              profile: Path | None = None) -> dict[str, Any]:
+              profile: Path | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
     folder = out / "runs" / f"{web.name}-{config}-{tag}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     name = f"tp-{web.name}-{config}-{tag}-{os.getpid()}"
     if servers.client is not None:
         servers.client.flushall()
-    args = crawl_command(config, web, servers, folder, name, concurrency)
+    args = crawl_command(config, web, servers, folder, name, concurrency, extra)
     cmd = [sys.executable, *args]
     if profile is not None:
         cmd = [sys.executable, str(BENCH / "throughput_profile.py"), str(profile), *args]
@@ -498,6 +498,8 @@ def main() -> None:
     parser.add_argument("--webs", default="synthetic,real")
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS and per domain, every config")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="one more setting for the SpiTag crawls (d, e): for probing a knob, not for the figures")
     parser.add_argument("--out", default=str(REPO / "bench" / "out" / "throughput"))
     parser.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "spitag-bench-throughput"),
                         help="where the webs are built (reused)")
@@ -532,7 +534,8 @@ def main() -> None:
         if args.profile:
             for web in webs:
                 path = out / f"profile-{args.profile}-{web.name}.pstats"
-                r = run_crawl(args.profile, web, servers, out, "profile", args.concurrency, profile=path)
+                r = run_crawl(args.profile, web, servers, out, "profile", args.concurrency, profile=path,
+                              extra=tuple(args.set))
                 print(run_line(r), flush=True)
                 text, summary = profile_report(path, args.top)
                 print(text, flush=True)
@@ -543,7 +546,7 @@ def main() -> None:
         for rnd in range(args.rounds):
             for web in webs:
                 for config in configs:
-                    r = run_crawl(config, web, servers, out, f"r{rnd}", args.concurrency)
+                    r = run_crawl(config, web, servers, out, f"r{rnd}", args.concurrency, extra=tuple(args.set))
                     results["runs"].append(r)
                     print(run_line(r), flush=True)
                     (out / "throughput.json").write_text(json.dumps(results, indent=1, default=str))

@@ -82,6 +82,9 @@ SPITAG_MAX_URL_LENGTH = _env("SPITAG_MAX_URL_LENGTH", "2048")
 # Seconds of extraction per page after which its costly syntaxes not started yet
 # (microformats, RDFa) are skipped and counted (spitag/extract/skipped/<syntax>); 0: none.
 SPITAG_EXTRACT_BUDGET = _env("SPITAG_EXTRACT_BUDGET", "1.0")
+# Worker processes that profile pages (spitag/offload.py), so that a crawl uses every
+# core: auto (one per core; none on one core) | a number | 0 (in the crawler process).
+SPITAG_EXTRACT_PROCESSES = _env("SPITAG_EXTRACT_PROCESSES", "auto")
 # Steering (all off until set; lists, comma-separated strings or @file, see spitag/filters.py).
 SPITAG_ALLOWED_DOMAINS = _env("SPITAG_ALLOWED_DOMAINS", "")
 SPITAG_FORBIDDEN_DOMAINS = _env("SPITAG_FORBIDDEN_DOMAINS", "")

@@ -14,7 +14,6 @@ import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
-from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 import scrapy
@@ -26,12 +25,13 @@ from spitag.auth import seed_credentials
 from spitag.config import CrawlConfig
 from spitag.filters import UrlFilter
 from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
-from spitag.record import failure_item, response_item
+from spitag.offload import ProfilePool
+from spitag.record import failure_item, profile_job, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds, raw_seeds
 from spitag.signals import url_settled
 from spitag.sitemaps import robots_sitemaps, sitemap_locations
-from spitag.urls import Scope, host_of, session_params, try_normalize
+from spitag.urls import Scope, cached_normalizer, host_of, session_params
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-NORMALIZE_CACHE = 20_000  # normalized links remembered (about 5 MB at most)
 ROBOTS_FORBIDDEN = "Forbidden by robots.txt"  # RobotsTxtMiddleware's IgnoreRequest message
 
 
@@ -69,14 +68,17 @@ class SpitagSpider(scrapy.Spider):
         spider.scope = Scope(spider.config.scope, spider.seed_urls)
         spider.filter = UrlFilter.from_settings(settings, spider.scope)
         spider.follow_nofollow = settings.getbool("SPITAG_FOLLOW_NOFOLLOW")
-        # Pure, and menus and footers repeat the same links on every page: cached.
-        spider.normalize = lru_cache(maxsize=NORMALIZE_CACHE)(
-            partial(try_normalize, drop_params=session_params(settings))
-        )
+        spider.drop_params = session_params(settings)
+        spider.normalize = cached_normalizer(spider.drop_params)
         logfilters.install()
         crawler.signals.connect(spider._bytes_received, signal=signals.bytes_received)
         spider.recrawl = RecrawlPolicy.from_settings(settings)
         spider.use_sitemaps = settings.getbool("SPITAG_SITEMAPS")
+        spider.pool = None
+        if spider.config.extract_processes:
+            spider.pool = ProfilePool(spider.config.extract_processes, crawler)
+            crawler.signals.connect(spider.pool.start, signal=signals.spider_opened)
+            crawler.signals.connect(spider.pool.close, signal=signals.spider_closed)
         if spider.use_sitemaps:
             crawler.signals.connect(spider._robots_parsed, signal=signals.robots_parsed)
         return spider
@@ -135,7 +137,27 @@ class SpitagSpider(scrapy.Spider):
             headers=conditional_headers(revisit) or None,
         )
 
-    def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Any] | AsyncIterator[Any]:
+        """The page's item, then its outlinks. An HTML page is profiled in a worker
+        process when there is a pool (the callback then awaits it), else right here."""
+        if self.pool is not None:
+            job = profile_job(
+                response,
+                keep_data=self.config.keep_data,
+                max_page_size=self.config.max_page_size,
+                extract_budget=self.config.extract_budget or None,
+                drop_params=self.drop_params,
+            )
+            if job is not None:
+                return self._parse_offloaded(response, job)
+        return self._parse_page(response, None)
+
+    async def _parse_offloaded(self, response: Response, job: Any) -> AsyncIterator[Any]:
+        profile = await self.pool.profile(job)
+        for output in self._parse_page(response, profile):
+            yield output
+
+    def _parse_page(self, response: Response, profiled: Any) -> Iterator[Any]:
         item, profile = response_item(
             response,
             self.crawl_id,
@@ -145,6 +167,7 @@ class SpitagSpider(scrapy.Spider):
             follow_nofollow=self.follow_nofollow,
             normalize=self.normalize,
             extract_budget=self.config.extract_budget or None,
+            profiled=profiled,
         )
         if profile is not None:
             item["score"] = semantic_score(item["semantic"], self.weights)

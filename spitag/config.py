@@ -15,6 +15,7 @@ import os
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from spitag.errors import BadInputError
+from spitag.offload import processes_setting
 from spitag.store import BODY_FORMATS
 from spitag.urls import SCOPES
 
@@ -44,6 +45,7 @@ class CrawlConfig:
     homophily: float
     max_sitemap_urls: int
     extract_budget: float
+    extract_processes: int
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> CrawlConfig:
@@ -68,6 +70,7 @@ class CrawlConfig:
             homophily=_number(settings, "SPITAG_HOMOPHILY", float, minimum=0.0, maximum=1.0),
             max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
             extract_budget=_number(settings, "SPITAG_EXTRACT_BUDGET", float, minimum=0.0),
+            extract_processes=processes_setting(settings.get("SPITAG_EXTRACT_PROCESSES")),
         )
         _flag(settings, "SPITAG_SITEMAPS")
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings

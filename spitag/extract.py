@@ -152,6 +152,8 @@ class Profile:
     canonical: str | None = None
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)
+    normalized: bool = False  # links, refresh and canonical normalized (spitag.record.ProfileJob)
+    md5dia: str | None = None  # of ``text``, when computed with the profile
 
 
 def empty_profile() -> Profile:
@@ -168,7 +170,7 @@ def _parser() -> XmlDomHTMLParser:
     """A parser for one document. Not reused: extruct's DOM parser keeps every document
     it parsed alive (a crawl grew ~125 KB per page); a new one costs ~2 µs."""
     # huge_tree: without it libxml2 stops at depth 256 and drops the rest of the page.
-    return XmlDomHTMLParser(huge_tree=True, remove_comments=True, remove_pis=True)
+    return XmlDomHTMLParser(huge_tree=True, remove_pis=True)
 
 
 def _decode(body: bytes, encoding: str | None) -> str:
@@ -305,9 +307,12 @@ def _visible_text(root: Any) -> str:
     parts: list[str] = []
     append = parts.append
     hidden = 0
-    for event, el in lxml.etree.iterwalk(root, events=("start", "end")):
+    for event, el in lxml.etree.iterwalk(root, events=("start", "end", "comment")):
         tag = el.tag
-        if event == "start":
+        if event == "comment":  # not text, but its tail is
+            if not hidden and el.tail:
+                append(el.tail)
+        elif event == "start":
             if tag in _HIDDEN:
                 hidden += 1
             elif not hidden:
@@ -537,6 +542,43 @@ def _rdfa_worth_running(root: Any) -> bool:
             if ns and not ns.startswith(_RDFA_IGNORED_NS):
                 return True
     return False
+
+
+_RDFA_ATTRS = (
+    "@about or @resource or @typeof or @property or @rel or @rev or @inlist or @datatype"
+    " or @content or @vocab or @prefix or @role"
+)
+_RDFA_MARKED = lxml.etree.XPath(f"//*[{_RDFA_ATTRS}] | //base")
+# An element with @rel/@rev and no object of its own: a descendant's @href/@src/@data
+# completes its triples ("hanging rel"), so those count as RDFa attributes too.
+_HANGING_REL = lxml.etree.XPath("boolean(//*[(@rel or @rev) and not(@href or @src or @resource or @data)])")
+_RDFA_MARKED_HANGING = lxml.etree.XPath(f"//*[{_RDFA_ATTRS} or @href or @src or @data] | //base")
+_KEEP_ALWAYS = frozenset(("head", "body"))
+
+
+def _prune_for_rdfa(root: Any) -> None:
+    """Drop the subtrees pyRdfa would walk for nothing: no RDFa attribute anywhere in
+    them and no @property above them (whose literal their text would be part of).
+
+    pyRdfa builds an evaluation context for every element (~30 µs each), and on most
+    pages RDFa marks a few dozen elements of a thousand. A subtree without RDFa
+    attributes adds no triple and changes no context but its own descendants', so the
+    triples are the same (tests/test_extract_corpus.py; the 48 corpus pages that run
+    pyRdfa were checked node for node); pyRdfa runs last and nothing reads the tree
+    after it.
+    """
+    marked = (_RDFA_MARKED_HANGING if _HANGING_REL(root) else _RDFA_MARKED)(root)
+    keep: set[Any] = set()  # elements with an RDFa attribute in their subtree
+    for el in marked:
+        while el is not None and el not in keep:
+            keep.add(el)
+            el = el.getparent()
+    for el in keep:
+        if el.get("property") is not None or any(a.get("property") is not None for a in el.iterancestors()):
+            continue  # a literal: all its text and markup count
+        for child in el:
+            if isinstance(child.tag, str) and child not in keep and child.tag not in _KEEP_ALWAYS:
+                el.remove(child)  # its tail goes too: text no @property reads
 
 
 def _dom_root(root: Any) -> Any:
@@ -908,10 +950,88 @@ def _microformat_step(root: Any, url: str, source: str | None) -> _Step:
         return 0, 0, None, False
     if not _mf_nesting_ok(root, roots):
         raise _TooDeep("microformat")
-    # mf2py wants text: the body we parsed, else one serialization of the tree
-    html = source if source is not None else lxml.html.tostring(root, encoding="unicode")
-    items = list(_MICROFORMAT.extract_items(html, base_url=url))
+    # mf2py builds its own (BeautifulSoup) tree of the text it gets: give it only the
+    # outermost roots, not the whole page (see microformat_document)
+    items = list(_MICROFORMAT.extract_items(microformat_document(root), base_url=url))
     return len(items), _count_values(items, "properties"), items, False
+
+
+def microformat_document(root: Any) -> str:
+    """The part of a page mf2py reads: the outermost microformat roots in document
+    order, in a document that keeps the page's ``<html lang>`` and ``<base href>``.
+
+    mf2py's items come from the roots' subtrees alone (their properties, implied
+    properties, nested items, ``e-*`` HTML), resolved against the base URL and
+    inheriting the document language; so parsing this instead of the whole page
+    (often ten times larger: a WordPress post's ``hentry`` is its article) gives the
+    same items for much less. The subtrees are written out by ``_write_html``, which
+    keeps attribute values as they were parsed (lxml's own HTML serializer escapes
+    URLs and minimizes boolean attributes, and mf2py would report those changes).
+    """
+    outer = []
+    inside: Any = None  # the outermost root being walked
+    for event, el in lxml.etree.iterwalk(root, events=("start", "end")):
+        if inside is None and event == "start":
+            classes = el.get("class")
+            if classes and _MF_ROOT_TOKEN.search(classes):
+                inside = el
+                outer.append(el)
+        elif event == "end" and el is inside:
+            inside = None
+    parts = ["<html"]
+    lang = root.get("lang")
+    if lang is not None:
+        parts.append(f' lang="{_attr(lang)}"')
+    parts.append("><head>")
+    base = next((el.get("href") for el in root.iter("base") if el.get("href")), None)
+    if base:
+        parts.append(f'<base href="{_attr(base)}">')
+    parts.append("</head><body>")
+    for el in outer:
+        _write_html(el, parts)
+    parts.append("</body></html>")
+    return "".join(parts)
+
+
+# Elements libxml2's HTML parser never gives content (its list, not HTML5's: <source>,
+# <track>, <wbr>, <embed> take an end tag, or what follows would become their content).
+_VOID = frozenset("area base basefont br col frame hr img input isindex link meta param".split())
+_RAW_TEXT = frozenset(("script", "style"))  # libxml2 reads their content as is
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _text(value: str) -> str:
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _write_html(top: Any, out: list[str]) -> None:
+    """``top`` and its subtree (not its tail) as HTML that parses back to the same tree."""
+    raw = 0
+    for event, el in lxml.etree.iterwalk(top, events=("start", "end", "comment")):
+        tag = el.tag
+        if event == "comment":  # no end event (processing instructions are dropped)
+            out.append(f"<!--{el.text or ''}-->")
+            if el.tail:
+                out.append(el.tail if raw else _text(el.tail))
+        elif event == "start":
+            out.append("<" + tag)
+            for name, value in el.attrib.items():
+                out.append(f' {name}="{_attr(value)}"')
+            out.append(">")
+            if tag in _RAW_TEXT:
+                raw += 1
+            if el.text:
+                out.append(el.text if raw else _text(el.text))
+        else:
+            if tag in _RAW_TEXT:
+                raw -= 1
+            if tag not in _VOID:
+                out.append(f"</{tag}>")
+            if el.tail and el is not top:
+                out.append(el.tail if raw else _text(el.tail))
 
 
 def _dublincore_step(root: Any, url: str, source: str | None) -> _Step:
@@ -925,5 +1045,6 @@ def _rdfa_step(root: Any, url: str, source: str | None) -> _Step:
     dom = _dom_root(root)
     if dom is None:
         return 0, 0, None, False
+    _prune_for_rdfa(dom)
     nodes, values = rdfa_counts(_RDFA.extract_items(dom, base_url=url))
     return len(nodes), values, nodes, False

@@ -8,7 +8,7 @@ request. Nothing here raises on a broken page: the profile isolates each syntax.
 from __future__ import annotations
 
 import logging
-import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -16,10 +16,10 @@ from scrapy.http import TextResponse
 
 from spitag.digest import md5_hex, md5dia_hex
 from spitag.encoding import decode_text
-from spitag.extract import Profile, empty_profile, parse_html, profile_tree
+from spitag.extract import Profile, empty_profile, profile_html
 from spitag.items import PageItem
 from spitag.recrawl import iso
-from spitag.urls import try_normalize
+from spitag.urls import cached_normalizer, try_normalize
 
 if TYPE_CHECKING:
     from scrapy.http import Request, Response
@@ -110,8 +110,12 @@ def response_item(
     follow_nofollow: bool = False,
     normalize: Callable[[str], str | None] = try_normalize,
     extract_budget: float | None = None,
+    profiled: Profile | None = None,
 ) -> tuple[PageItem, Profile | None]:
     """The item of a response of any status and type, and its profile if it is HTML.
+
+    ``profiled``: the profile of ``profile_job(...)``, computed elsewhere (a worker
+    process, ``spitag.offload``); without it an HTML page is profiled here.
 
     ``links`` are the page's outlinks, normalized, each once; without
     ``follow_nofollow`` links marked ``rel="nofollow"`` are left out, and a page whose
@@ -132,12 +136,14 @@ def response_item(
         decoded, encoding = decode_text(response)
         item["encoding"] = encoding
         if is_html(response, content_type) and 200 <= response.status < 300:
-            profile = _profile(response, body, encoding, max_page_size, keep_data, extract_budget)
+            profile = profiled or ProfileJob(
+                body, response.url, encoding, keep_data, max_page_size, extract_budget
+            ).run()
             item["truncated"] = len(body) > max_page_size or "download_stopped" in response.flags
             text = profile.text
         else:
             text = decoded
-        item["md5dia"] = md5dia_hex(text)
+        item["md5dia"] = profile.md5dia if profile is not None and profile.md5dia else md5dia_hex(text)
         item["body"] = decoded
     else:
         item["md5dia"] = item["md5"]  # binary: no text, so no accent-free copy either
@@ -148,6 +154,8 @@ def response_item(
     directives = robots_directives(response, profile)
     item["robots"] = sorted(directives & {"noindex", "nofollow"}) or None
     if profile is not None:
+        if profile.normalized:  # by the ProfileJob
+            normalize = _as_is
         links = _distinct_links(profile, normalize, follow_nofollow)
         item.update(
             title=profile.title,
@@ -164,17 +172,59 @@ def response_item(
     return item, profile
 
 
-def _profile(
-    response: TextResponse, body: bytes, encoding: str, max_page_size: int, keep_data: bool,
-    budget: float | None = None,
-) -> Profile:
-    started = time.perf_counter()
-    tree = parse_html(body[:max_page_size], encoding)
-    if tree is None:
-        return empty_profile()
-    profile = profile_tree(tree, response.url, keep_data=keep_data, budget=budget)
-    logger.debug("profiled %s in %.1f ms", response.url, (time.perf_counter() - started) * 1e3)
-    return profile
+@dataclass(frozen=True)
+class ProfileJob:
+    """Everything profiling one page needs, and nothing else: small to send to a
+    worker process (the body, cut by ``profile_html``), and ``run`` there."""
+
+    body: bytes
+    url: str
+    encoding: str
+    keep_data: bool
+    max_bytes: int
+    budget: float | None
+    # Set: the links, refresh and canonical come back normalized with these session
+    # parameters dropped (unusable ones left out), and the text's md5dia computed, so
+    # that a worker process does that work too (``Profile.normalized``).
+    drop_params: frozenset[str] | None = None
+
+    def run(self) -> Profile:
+        profile = profile_html(
+            self.body, self.url, encoding=self.encoding, keep_data=self.keep_data,
+            max_bytes=self.max_bytes, budget=self.budget,
+        )
+        if self.drop_params is not None:
+            normalize = cached_normalizer(self.drop_params)
+            links = ((normalize(href), rel) for href, rel in profile.links)
+            profile.links = [(url, rel) for url, rel in links if url is not None]
+            profile.refresh = normalize(profile.refresh) if profile.refresh else None
+            profile.canonical = normalize(profile.canonical) if profile.canonical else None
+            profile.md5dia = md5dia_hex(profile.text)
+            profile.normalized = True
+        return profile
+
+
+def profile_job(
+    response: Response,
+    *,
+    keep_data: bool,
+    max_page_size: int,
+    extract_budget: float | None = None,
+    drop_params: frozenset[str] | None = None,
+) -> ProfileJob | None:
+    """The profiling ``response_item`` would do for this response, or None when it
+    profiles nothing (not a 2xx HTML page). ``drop_params``: see ProfileJob."""
+    if not isinstance(response, TextResponse) or not 200 <= response.status < 300:
+        return None
+    if not is_html(response, content_type_of(response)):
+        return None
+    _, encoding = decode_text(response)
+    body = response.body[:max_page_size]  # all profile_html reads: less to send
+    return ProfileJob(body, response.url, encoding, keep_data, max_page_size, extract_budget, drop_params)
+
+
+def _as_is(url: str) -> str:
+    return url
 
 
 def _distinct_links(

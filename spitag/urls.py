@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, partial
+from typing import Any, Callable
 from urllib.parse import urlsplit, urlunsplit
 
 import tldextract
@@ -39,6 +39,16 @@ SESSION_PARAMS = frozenset(
 _PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid|sessionid|sid)=[^/?#]*", re.I)
 
 
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+# A URL canonicalize_url leaves as it is: lower-case scheme and host (LDH labels, so
+# IDNA has nothing to do), no query, no path parameters or dot segments, nothing to
+# escape or unescape.
+# Equality with the full path is tested on every link of the corpus (tests/test_urls.py).
+_PLAIN_URL = re.compile(
+    rf"(https?)://((?:{_LABEL}\.)*{_LABEL})(?::(\d{{1,5}}))?(/[A-Za-z0-9\-._~/!$'()*+,=:@]*)?\Z"
+)
+
+
 def normalize_url(url: str, drop_params: frozenset[str] = SESSION_PARAMS) -> str:
     """Return the one spelling SpiTag uses for ``url``; raise BadURLError if unusable.
 
@@ -47,6 +57,13 @@ def normalize_url(url: str, drop_params: frozenset[str] = SESSION_PARAMS) -> str
     page is never queued twice under two spellings.
     """
     text = url.strip()
+    plain = _PLAIN_URL.match(text)
+    if plain:  # most links: already in the one spelling but for the port
+        scheme, host, port, path = plain.groups()
+        number = int(port) if port else None
+        if (number is None or 0 < number < 65536) and (not path or "/." not in path):  # dot segments
+            netloc = host if number in (None, DEFAULT_PORTS[scheme]) else f"{host}:{number}"
+            return f"{scheme}://{netloc}{path or '/'}"
     try:
         parts = urlsplit(text)
         scheme = parts.scheme.lower()
@@ -86,6 +103,16 @@ def try_normalize(url: str, drop_params: frozenset[str] = SESSION_PARAMS) -> str
         return normalize_url(url, drop_params)
     except BadURLError:
         return None
+
+
+NORMALIZE_CACHE = 20_000  # normalized links remembered per process (about 5 MB at most)
+
+
+@lru_cache(maxsize=4)
+def cached_normalizer(drop_params: frozenset[str] = SESSION_PARAMS) -> Callable[[str], str | None]:
+    """``try_normalize`` with these ``drop_params``, remembering its last answers: it
+    is pure, and menus and footers repeat the same links on every page of a site."""
+    return lru_cache(maxsize=NORMALIZE_CACHE)(partial(try_normalize, drop_params=drop_params))
 
 
 def host_of(url: str) -> str:

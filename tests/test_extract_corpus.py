@@ -38,6 +38,15 @@ EXPECTED_DIFFERENCES = {
         "a trailing ';' in the first script makes extruct lose both scripts; we read both"
     ),
 }
+# Pages whose microformat items differ from extruct's in an e-* property's "html":
+# mf2py reads only the microformat roots of a page (extract.microformat_document),
+# written out from our lxml tree, and that tree cannot keep what libxml2 drops.
+EXPECTED_MICROFORMAT_DIFFERENCES = {
+    "exxpress.at-zaehne.html": (
+        "a <!DOCTYPE svg> inside the article: libxml2 drops it, BeautifulSoup keeps it in "
+        "the e-content html; the items are the same otherwise"
+    ),
+}
 # Pages whose profile lists errors, and which: broken JSON-LD we cannot read at all.
 EXPECTED_ERRORS = {
     "blog.teufel.de.leistung.html": ["json-ld"],
@@ -201,11 +210,14 @@ def test_counts_agree_with_extruct(corpus: Corpus) -> None:
 
 
 def test_microformat_items_equal_extruct(corpus: Corpus) -> None:
-    """Same items as mf2py with its own classic rule: the lazy-copy patch changes nothing."""
-    compared = 0
+    """Same items as mf2py on the whole page with its own classic rule: reading only the
+    roots and the lazy-copy patch change nothing (but the documented page)."""
+    compared, differing = 0, set()
     for row in corpus.profiles:
         theirs = corpus.extruct[row.file]["microformat"]
         if theirs:
             compared += 1
-            assert json.dumps(row.microformat, sort_keys=True) == json.dumps(theirs, sort_keys=True), row.file
+            if json.dumps(row.microformat, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+                differing.add(row.file)
+    assert differing == set(EXPECTED_MICROFORMAT_DIFFERENCES)  # and the documented one still differs
     assert compared >= 150
