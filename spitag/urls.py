@@ -115,8 +115,15 @@ def cached_normalizer(drop_params: frozenset[str] = SESSION_PARAMS) -> Callable[
     return lru_cache(maxsize=NORMALIZE_CACHE)(partial(try_normalize, drop_params=drop_params))
 
 
+_PLAIN_HOST = re.compile(r"https?://([a-z0-9.-]+)(?::\d+)?/")
+
+
 def host_of(url: str) -> str:
-    """Lower-case host name of a normalized URL (no port)."""
+    """Lower-case host name of a normalized URL (no port). Called for every link (scope,
+    filters, frontier, scoring): the usual shape is read without urlsplit."""
+    plain = _PLAIN_HOST.match(url)
+    if plain:
+        return plain.group(1)
     return (urlsplit(url).hostname or "").lower()
 
 

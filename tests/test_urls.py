@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -111,3 +112,12 @@ def test_plain_url_shortcut_on_every_corpus_link(real_pages_dir: Path) -> None:
             taken += urls._PLAIN_URL.match(href.strip()) is not None
             assert _normalize(href) == _full_normalize(href), href
     assert total > 50_000 and taken > total * 0.6
+
+
+@pytest.mark.parametrize("url", [
+    "http://example.com/", "https://a.b.example.com:8443/x?y=1", "http://127.0.0.1:8000/", "http://[::1]:80/",
+    "http://Example.COM/", "http://user@example.com/", "http://example.com", "http://example.com:/x",
+    "https://xn--bcher-kva.example/a", "http://exa_mple.com/",
+])
+def test_host_of_equals_urlsplit(url: str) -> None:
+    assert urls.host_of(url) == (urlsplit(url).hostname or "").lower()
