@@ -75,6 +75,13 @@ def _watch_crawler(crawler_pid: int) -> None:
     os._exit(0)
 
 
+def _warm_up() -> int:
+    import spitag.record  # noqa: F401  (and with it extruct, mf2py, pyRdfa, rdflib)
+
+    time.sleep(0.05)  # still busy when the next warm-up job comes: it starts a process
+    return os.getpid()
+
+
 def _run(job: ProfileJob) -> Profile:
     return job.run()
 
@@ -91,9 +98,12 @@ class ProfilePool:
         self._executor: ProcessPoolExecutor | None = None
 
     def start(self) -> None:
-        """Start the workers now (each imports the extractors: about a second), so the
-        first pages do not wait for them."""
-        self._pool().submit(int)
+        """Start every worker now, each importing the extractors (half a second), so
+        that the first pages do not wait for them. (A ProcessPoolExecutor starts a
+        process only when no idle one can take a job: one job per process starts all.)"""
+        pool = self._pool()
+        for _ in range(self.processes):
+            pool.submit(_warm_up)
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
