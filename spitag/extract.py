@@ -64,11 +64,13 @@ that counts equal those derived from plain extruct on the 600-page corpus):
 * pyRdfa runs only when some element has ``typeof`` or ``vocab``, or a
   ``property``/``rel``/``rev`` token is an http(s) IRI outside the ignored namespaces
   or a CURIE whose prefix resolves (RDFa initial context, ``prefix`` or ``xmlns:``
-  declarations) to a namespace outside them: OpenGraph-only pages pay nothing.
+  declarations) to a namespace outside them: OpenGraph-only pages pay nothing. It then
+  walks only the subtrees that carry RDFa attributes (``_prune_for_rdfa``).
 * mf2py runs only when some ``class`` token is an mf2py root (its ``h-*`` pattern or a
-  classic root name). It gets the decoded body text when profile_html has it (else the
-  tree is serialized once). mf2py's classic-root rule is patched to copy lazily
+  classic root name), and reads only the outermost roots (``microformat_document``),
+  not the whole page. mf2py's classic-root rule is patched to copy lazily
   (``_patch_mf2py``: identical output, ~6x faster on WordPress ``hentry`` pages).
+  The tree keeps comments (as extruct's does), so ``e-*`` HTML keeps them too.
 * The Dublin Core extractor runs only when a ``<meta name>`` or ``<link rel>`` has a
   Dublin Core prefix (``dc.``, ``dcterms.``, or one declared by a ``schema.X`` link).
 
@@ -79,9 +81,9 @@ deep are not extracted (the syntax goes to ``errors``): extruct's microdata is a
 n^4 and mf2py's classic rules quadratic in that depth. pyRdfa stops with a
 RecursionError on trees deeper than Python's stack (an "rdfa" error).
 
-profile_tree writes into the tree it is given (pyRdfa rewrites attributes, the Dublin
-Core extractor adds ``URI`` attributes; both run last): profile a tree nobody reads
-afterwards.
+profile_tree writes into the tree it is given (the RDFa step removes the subtrees
+without RDFa and pyRdfa rewrites attributes, the Dublin Core extractor adds ``URI``
+attributes; both run last): profile a tree nobody reads afterwards.
 """
 
 from __future__ import annotations
@@ -742,7 +744,7 @@ def profile_tree(tree: Any, url: str, *, keep_data: bool = True, budget: float |
     started yet (microformats, RDFa — their extractors re-walk or re-parse the whole
     page) are skipped and listed in ``skipped``, so that no page holds a worker for long.
     A step already running is not interrupted."""
-    return _profile(tree, url, keep_data, None, time.perf_counter(), budget)
+    return _profile(tree, url, keep_data, time.perf_counter(), budget)
 
 
 def profile_html(
@@ -758,23 +760,22 @@ def profile_html(
     ``budget`` as for ``profile_tree`` (the parse counts against it)."""
     started = time.perf_counter()
     try:
-        text = _prepare(body, encoding, max_bytes)
-        root = _parse_text(text)
+        root = _parse_text(_prepare(body, encoding, max_bytes))
     except Exception:
         logger.debug("profile_html: parse failed for %s", url, exc_info=True)
-        text, root = "", None
-    return _profile(root, url, keep_data, text, started, budget)
+        root = None
+    return _profile(root, url, keep_data, started, budget)
 
 
 def _profile(
-    tree: Any, url: str, keep_data: bool, source: str | None, started: float, budget: float | None = None
+    tree: Any, url: str, keep_data: bool, started: float, budget: float | None = None
 ) -> Profile:
     profile = empty_profile()
     deadline = started + budget if budget else None
     try:
         if tree is not None:
             root = tree.getroot() if isinstance(tree, lxml.etree._ElementTree) else tree.getroottree().getroot()
-            _fill(profile, root, url or "", keep_data, source, deadline)
+            _fill(profile, root, url or "", keep_data, deadline)
     except Exception:  # each part has its own guard: this is a last resort
         logger.exception("profile failed for %s", url)
     profile.counts["total"] = sum(profile.counts[s] for s in SYNTAXES)
@@ -786,7 +787,7 @@ COSTLY = ("microformat", "rdfa")  # skipped once a page's extraction budget is s
 
 
 def _fill(
-    p: Profile, root: Any, url: str, keep_data: bool, source: str | None, deadline: float | None = None
+    p: Profile, root: Any, url: str, keep_data: bool, deadline: float | None = None
 ) -> None:
     """Order matters: readers first, then the extractors that write into the tree."""
     dc_hint = False
@@ -813,7 +814,7 @@ def _fill(
             p.skipped.append(syntax)
             continue
         try:
-            count, values, items, broken = step(root, url, source)
+            count, values, items, broken = step(root, url)
         except Exception:
             logger.debug("%s extraction failed for %s", syntax, url, exc_info=True)
             p.errors.append(syntax)
@@ -921,30 +922,30 @@ def _page_facts(p: Profile, root: Any, url: str, keep_data: bool) -> bool:
     return dc_hint
 
 
-# Each step: (root, url, source text or None) -> (count, property values, items, broken?)
+# Each step: (root, url) -> (count, property values, items, broken?)
 _Step = tuple[int, int, Any, bool]
 
 
-def _jsonld_step(root: Any, url: str, source: str | None) -> _Step:
+def _jsonld_step(root: Any, url: str) -> _Step:
     objects, broken = _extract_jsonld(root)
     count, values = jsonld_counts(objects)
     return count, values, objects, broken
 
 
-def _microdata_step(root: Any, url: str, source: str | None) -> _Step:
+def _microdata_step(root: Any, url: str) -> _Step:
     if not _microdata_nesting_ok(root):
         raise _TooDeep("microdata")
     items = _MICRODATA.extract_items(root, url)
     return len(items), _count_values(items, "properties"), items, False
 
 
-def _opengraph_step(root: Any, url: str, source: str | None) -> _Step:
+def _opengraph_step(root: Any, url: str) -> _Step:
     items = list(_OPENGRAPH.extract_items(root))
     count = opengraph_count(items)
     return count, count, items, False
 
 
-def _microformat_step(root: Any, url: str, source: str | None) -> _Step:
+def _microformat_step(root: Any, url: str) -> _Step:
     roots = len(_MF_ROOT_TOKEN.findall("\n".join(_CLASS_VALUES(root))))
     if not roots:
         return 0, 0, None, False
@@ -1034,12 +1035,12 @@ def _write_html(top: Any, out: list[str]) -> None:
                 out.append(el.tail if raw else _text(el.tail))
 
 
-def _dublincore_step(root: Any, url: str, source: str | None) -> _Step:
+def _dublincore_step(root: Any, url: str) -> _Step:
     items, count = dublincore_counts(list(_DUBLINCORE.extract_items(root)))
     return count, count, items, False
 
 
-def _rdfa_step(root: Any, url: str, source: str | None) -> _Step:
+def _rdfa_step(root: Any, url: str) -> _Step:
     if not _rdfa_worth_running(root):
         return 0, 0, None, False
     dom = _dom_root(root)

@@ -78,7 +78,6 @@ def _watch_crawler(crawler_pid: int) -> None:
 def _warm_up() -> int:
     import spitag.record  # noqa: F401  (and with it extruct, mf2py, pyRdfa, rdflib)
 
-    time.sleep(0.05)  # still busy when the next warm-up job comes: it starts a process
     return os.getpid()
 
 
@@ -100,7 +99,8 @@ class ProfilePool:
     def start(self) -> None:
         """Start every worker now, each importing the extractors (half a second), so
         that the first pages do not wait for them. (A ProcessPoolExecutor starts a
-        process only when no idle one can take a job: one job per process starts all.)"""
+        process only when no idle one can take a job: one job per process, submitted
+        before any has started, starts them all.)"""
         pool = self._pool()
         for _ in range(self.processes):
             pool.submit(_warm_up)
