@@ -717,7 +717,35 @@ def _patch_mf2py() -> None:
 
     _mf2_backcompat._spitag_original_rule = _mf2_backcompat._make_classes_rule
     _mf2_backcompat._make_classes_rule = make_classes_rule
+
+    # apply_rules deep-copies a classic root before rewriting its classes, so that the
+    # document stays as it was for whatever reads it later. Nothing does for an
+    # outermost root of microformat_document (a child of its marked <body>): mf2py
+    # goes on with the root's next sibling, and extruct keeps only the items. There
+    # the copy (the whole article of a WordPress post) is skipped.
+    copy_module = _mf2_backcompat.copy
+    apply_rules = _mf2_backcompat.apply_rules
+
+    def apply_rules_outermost_in_place(el: Any, html_parser: Any, filtered_roots: Any) -> Any:
+        parent = el.parent
+        if parent is None or parent.name != "body" or not parent.has_attr(_ROOTS_MARK):
+            return apply_rules(el, html_parser, filtered_roots)
+        _mf2_backcompat.copy = _NoCopy  # the one copy apply_rules makes: of el itself
+        try:
+            return apply_rules(el, html_parser, filtered_roots)
+        finally:
+            _mf2_backcompat.copy = copy_module
+
+    _mf2_backcompat.apply_rules = apply_rules_outermost_in_place
     _mf2_backcompat._spitag_lazy_copy = True
+
+
+class _NoCopy:
+    """Stands for the ``copy`` module inside mf2py's apply_rules (see _patch_mf2py)."""
+
+    @staticmethod
+    def copy(value: Any) -> Any:
+        return value
 
 
 # the unpatched rule, for tests that compare with plain extruct
@@ -987,12 +1015,14 @@ def microformat_document(root: Any) -> str:
     base = next((el.get("href") for el in root.iter("base") if el.get("href")), None)
     if base:
         parts.append(f'<base href="{_attr(base)}">')
-    parts.append("</head><body>")
+    parts.append(f"</head><body {_ROOTS_MARK}>")
     for el in outer:
         _write_html(el, parts)
     parts.append("</body></html>")
     return "".join(parts)
 
+
+_ROOTS_MARK = "data-spitag-roots"  # on microformat_document's <body>: see _patch_mf2py
 
 # Elements libxml2's HTML parser never gives content (its list, not HTML5's: <source>,
 # <track>, <wbr>, <embed> take an end tag, or what follows would become their content).

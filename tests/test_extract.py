@@ -538,3 +538,28 @@ def test_parse_html_returns_an_html_root() -> None:
     assert root is not None and root.tag == "html"
     assert parse_html(b"\x00\x01") is not None
     assert parse_html(b"") is None
+
+
+def test_mf2py_copies_classic_roots_except_in_microformat_document() -> None:
+    """The in-place classic rules (extract._patch_mf2py) apply only to the outermost
+    roots of microformat_document: a document someone else hands mf2py stays as it was,
+    and both ways give the same items."""
+    import mf2py
+    from bs4 import BeautifulSoup
+
+    from spitag.extract import _parse_text, microformat_document
+
+    page = (
+        '<html lang="en"><body><p>intro</p><div class="hentry"><h1 class="entry-title">T</h1>'
+        '<div class="entry-content"><p>x <a href="/a">a</a></p><div class="vcard">'
+        '<span class="fn">Ann</span></div></div></div><div class="vcard"><span class="fn">Bob</span>'
+        "</div></body></html>"
+    )
+    soup = BeautifulSoup(page, "lxml")
+    before = str(soup)
+    theirs = mf2py.parse(doc=soup, html_parser="lxml", url="http://example.com/p")["items"]
+    assert str(soup) == before  # the caller's tree: not rewritten
+    ours = mf2py.parse(microformat_document(_parse_text(page)), html_parser="lxml", url="http://example.com/p")
+    assert ours["items"] == theirs
+    assert [item["type"] for item in theirs] == [["h-entry"], ["h-card"]]
+    assert theirs[0]["properties"]["content"][0]["html"].count('class="vcard"') == 1  # the original HTML
