@@ -218,6 +218,8 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
     after = {"redis": servers.redis_cpu(), "pg": servers.pg_cpu(),
              "nginx": sum(proc_cpu(p) for p in nginx_pids), "machine": machine_cpu()}
     lines = web.nginx.log(offset)
+    with (folder / "answers.tsv").open("w") as f:  # when each request came and went
+        f.writelines(f"{x.start:.3f}\t{x.end:.3f}\t{x.status}\t{x.path}\n" for x in lines)
     pages, span, repeated = page_span(lines)
     got = {x.path for x in lines if x.status == 200 and x.path != "/robots.txt"}
     cpu = usage.ru_utime + usage.ru_stime

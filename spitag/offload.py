@@ -10,22 +10,24 @@ process per core: the reactor thread mostly waits, and the system shares the cor
 measured on 2 cores, 2 workers 89 pages/s of real pages, 1 worker 62, none 48) or a
 number; ``0`` profiles in the reactor thread, as ``auto`` does on one core.
 
-Workers are started with ``spawn`` (a fork of a process running a reactor, a store
-thread and open sockets is not safe) and ignore SIGINT: a Ctrl-C is the crawl's to
-handle (Scrapy finishes what is in flight, and that still needs profiling); they exit
-by themselves within a second when the crawl's process is killed. A worker that dies (killed, out of memory, a crash in C) loses nothing: the pool is started
-again and the page profiled in the reactor thread; ``spitag/extract/pool_failures``
-counts it.
+Workers are forked from multiprocessing's forkserver, which loads the crawl's main
+module and ``spitag.profile_worker`` (the extractors) once: a worker is ready at once,
+and the whole pool costs one import of the extractors, not one per worker (where
+there is no forkserver, they are spawned). The crawler process itself is never forked:
+a fork of a process running a reactor, a store thread and open sockets is not safe.
+Workers ignore SIGINT: a Ctrl-C is the crawl's to handle (Scrapy finishes what is in
+flight, and that still needs profiling); they exit by themselves within a second when
+the crawl's process is killed. A worker that dies (killed, out of memory, a crash in
+C) loses nothing: the pool is started again and the page profiled in the reactor
+thread; ``spitag/extract/pool_failures`` counts it.
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.forkserver
 import os
-import signal
-import threading
-import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
@@ -33,16 +35,17 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
+from spitag import profile_worker
 from spitag.aio import running_reactor
 from spitag.errors import BadInputError
 
 if TYPE_CHECKING:
     from spitag.extract import Profile
-    from spitag.record import ProfileJob
+    from spitag.profile_worker import ProfileJob
 
 logger = logging.getLogger(__name__)
 
-ORPHAN_CHECK_SECONDS = 1.0  # how often a worker checks that the crawl's process still runs
+_open_pools = 0  # ProfilePools of this process using the forkserver (see ProfilePool.close)
 
 
 def processes_setting(value: Any, cores: int | None = None) -> int:
@@ -62,29 +65,6 @@ def processes_setting(value: Any, cores: int | None = None) -> int:
     return number
 
 
-def _start_worker(crawler_pid: int) -> None:
-    """In each worker: leave Ctrl-C to the crawl, and exit when the crawl's process is
-    gone (after a kill -9 nothing else would tell a worker waiting for pages)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_crawler, args=(crawler_pid,), daemon=True).start()
-
-
-def _watch_crawler(crawler_pid: int) -> None:
-    while os.getppid() == crawler_pid:
-        time.sleep(ORPHAN_CHECK_SECONDS)
-    os._exit(0)
-
-
-def _warm_up() -> int:
-    import spitag.record  # noqa: F401  (and with it extruct, mf2py, pyRdfa, rdflib)
-
-    return os.getpid()
-
-
-def _run(job: ProfileJob) -> Profile:
-    return job.run()
-
-
 class ProfilePool:
     """``await pool.profile(job)``: the job's Profile, from a worker process if one
     answers, else computed here. Never raises for a page (``profile_html`` does not)."""
@@ -95,23 +75,26 @@ class ProfilePool:
         self.processes = processes
         self.crawler = crawler  # for its stats, once the crawl runs
         self._executor: ProcessPoolExecutor | None = None
+        self._counted = False  # in _open_pools
 
     def start(self) -> None:
-        """Start every worker now, each importing the extractors (half a second), so
-        that the first pages do not wait for them. (A ProcessPoolExecutor starts a
-        process only when no idle one can take a job: one job per process, submitted
-        before any has started, starts them all.)"""
+        """Start every worker now (and the forkserver, which imports the extractors:
+        a third of a second), so that the first pages do not wait for them. (A
+        ProcessPoolExecutor starts a process only when no idle one can take a job: one
+        job per process, submitted before any has started, starts them all.)"""
         pool = self._pool()
         for _ in range(self.processes):
-            pool.submit(_warm_up)
+            pool.submit(profile_worker.warm_up)
 
     def _pool(self) -> ProcessPoolExecutor:
+        global _open_pools
         if self._executor is None:
+            if not self._counted:
+                self._counted = True
+                _open_pools += 1
             self._executor = ProcessPoolExecutor(
-                max_workers=self.processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
-                initargs=(os.getpid(),),
+                max_workers=self.processes, mp_context=_worker_context(),
+                initializer=profile_worker.start,
             )
         return self._executor
 
@@ -119,7 +102,7 @@ class ProfilePool:
         executor = None
         try:
             executor = self._pool()
-            future = executor.submit(_run, job)
+            future = executor.submit(profile_worker.run, job)
             return await maybe_deferred_to_future(_deferred(future))
         except Exception as exc:  # the page is profiled here instead: never lost
             broken = isinstance(exc, (BrokenProcessPool, OSError))
@@ -139,10 +122,38 @@ class ProfilePool:
             executor.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
-        """Stop the workers (at the end of the crawl, when nothing waits on them)."""
+        """Stop the workers (at the end of the crawl, when nothing waits on them), and
+        the forkserver once no other pool of this process uses it: it exits now and is
+        reaped by this process, whose CPU time then includes the workers'."""
+        global _open_pools
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
+        if self._counted:
+            self._counted = False
+            _open_pools -= 1
+            if _open_pools == 0:
+                _stop_forkserver()
+
+
+def _worker_context() -> Any:
+    """The forkserver (preloading the main module, as spawn would import it in every
+    worker, and the extractors), else spawn."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["__main__", profile_worker.__name__])
+    return context
+
+
+def _stop_forkserver() -> None:
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)  # CPython's
+    stop = getattr(server, "_stop", None)
+    if stop is not None:
+        try:
+            stop()
+        except OSError:  # gone already
+            logger.debug("forkserver already stopped", exc_info=True)
 
 
 def _deferred(future: Future) -> Deferred:

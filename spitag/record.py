@@ -8,7 +8,6 @@ request. Nothing here raises on a broken page: the profile isolates each syntax.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -16,10 +15,11 @@ from scrapy.http import TextResponse
 
 from spitag.digest import md5_hex, md5dia_hex
 from spitag.encoding import decode_text
-from spitag.extract import Profile, empty_profile, profile_html
+from spitag.extract import Profile, empty_profile
 from spitag.items import PageItem
+from spitag.profile_worker import ProfileJob
 from spitag.recrawl import iso
-from spitag.urls import cached_normalizer, try_normalize
+from spitag.urls import try_normalize
 
 if TYPE_CHECKING:
     from scrapy.http import Request, Response
@@ -170,38 +170,6 @@ def response_item(
     if "noindex" in directives:
         item["body"] = None
     return item, profile
-
-
-@dataclass(frozen=True)
-class ProfileJob:
-    """Everything profiling one page needs, and nothing else: small to send to a
-    worker process (the body, cut by ``profile_html``), and ``run`` there."""
-
-    body: bytes
-    url: str
-    encoding: str
-    keep_data: bool
-    max_bytes: int
-    budget: float | None
-    # Set: the links, refresh and canonical come back normalized with these session
-    # parameters dropped (unusable ones left out), and the text's md5dia computed, so
-    # that a worker process does that work too (``Profile.normalized``).
-    drop_params: frozenset[str] | None = None
-
-    def run(self) -> Profile:
-        profile = profile_html(
-            self.body, self.url, encoding=self.encoding, keep_data=self.keep_data,
-            max_bytes=self.max_bytes, budget=self.budget,
-        )
-        if self.drop_params is not None:
-            normalize = cached_normalizer(self.drop_params)
-            links = ((normalize(href), rel) for href, rel in profile.links)
-            profile.links = [(url, rel) for url, rel in links if url is not None]
-            profile.refresh = normalize(profile.refresh) if profile.refresh else None
-            profile.canonical = normalize(profile.canonical) if profile.canonical else None
-            profile.md5dia = md5dia_hex(profile.text)
-            profile.normalized = True
-        return profile
 
 
 def profile_job(

@@ -18,7 +18,8 @@ import pytest
 
 from spitag.errors import BadInputError
 from spitag.extract import profile_html
-from spitag.offload import processes_setting
+from spitag.offload import ProfilePool, processes_setting
+from spitag.profile_worker import ProfileJob, run
 from spitag.urls import normalize_url
 from tests.support.corpus import real_pages, real_pages_site, ring_links
 from tests.support.crawl import (
@@ -88,6 +89,28 @@ def test_processes_setting() -> None:
             processes_setting(bad)
 
 
+def test_pool_workers_come_from_a_forkserver_that_stops_with_the_pool(real_pages_dir: Path) -> None:
+    """The workers are forked by one forkserver (the extractors imported once); a job
+    gives profile_html's counts; closing the last pool stops and reaps the forkserver."""
+    page = real_pages(real_pages_dir)[0]
+    pool = ProfilePool(2)
+    pool.start()
+    try:
+        job = ProfileJob(page.read(), page.served_url, "utf-8", True, 10 * 2**20, None)
+        profile = pool._pool().submit(run, job).result(timeout=60)
+        assert profile.counts == profile_html(page.read(), page.served_url, encoding="utf-8").counts
+        servers = _forkservers(os.getpid())
+        assert len(servers) == 1
+        deadline = time.monotonic() + 30
+        while len(_children(servers[0])) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(_children(servers[0])) == 2  # both workers, forked by it
+    finally:
+        pool.close()
+    assert _forkservers(os.getpid()) == []
+    assert not _running(servers[0])
+
+
 def test_bad_setting_stops_the_crawl(webserver: WebServer, tmp_path: Path) -> None:
     run = run_crawl(webserver, tmp_path, "http://site.test/", settings={"SPITAG_EXTRACT_PROCESSES": "many"})
     assert run.returncode == 2, run.describe()
@@ -118,20 +141,32 @@ def test_workers_give_the_items_of_the_crawler_process(
     assert "spitag/extract/pool_failures" not in runs[2].stats
 
 
-def _pool_workers(pid: int) -> list[int]:
-    """The crawl's worker processes: its children started by multiprocessing's spawn."""
+def _children(pid: int) -> list[int]:
     children: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        children += [int(c) for c in (task / "children").read_text().split()]
-    workers = []
-    for child in children:
         try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            children += [int(c) for c in (task / "children").read_text().split()]
         except OSError:
             continue
-        if b"spawn_main" in cmdline:
-            workers.append(child)
-    return workers
+    return children
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _forkservers(pid: int) -> list[int]:
+    """The crawl's multiprocessing forkserver (its workers' parent), if it runs one."""
+    return [c for c in _children(pid) if b"forkserver" in _cmdline(c)]
+
+
+def _pool_workers(pid: int) -> list[int]:
+    """The crawl's worker processes: forked by its forkserver (or spawned by it)."""
+    spawned = [c for c in _children(pid) if b"spawn_main" in _cmdline(c)]
+    return spawned + [w for server in _forkservers(pid) for w in _children(server)]
 
 
 def test_a_killed_worker_loses_nothing(real_pages_dir: Path, webserver: WebServer, tmp_path: Path) -> None:
@@ -199,14 +234,15 @@ def test_workers_exit_when_the_crawl_is_killed(real_pages_dir: Path, webserver: 
                 workers = _pool_workers(proc.pid)
             time.sleep(0.05)
         assert workers, f"no worker started: {log.read_text()[-3000:]}"
+        workers += _forkservers(proc.pid)
         proc.kill()
         proc.wait(timeout=10)
         deadline = time.monotonic() + 10
-        while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
             time.sleep(0.1)
         # (a dead worker may stay a zombie of init for a moment: look at its state)
         alive = [w for w in workers if _running(w)]
-        assert alive == [], f"workers still running after the crawl was killed: {alive}"
+        assert alive == [], f"workers or forkserver still running after the crawl was killed: {alive}"
     finally:
         if proc.poll() is None:
             proc.kill()
