@@ -133,6 +133,13 @@ SCHEDULER = "spitag.scheduler.FrontierScheduler"
 SPITAG_FRONTIER = _env("SPITAG_FRONTIER", _env("REDIS_URL", "sqlite:///spitag-frontier.db"))
 SPITAG_LEASE_SECONDS = _env("SPITAG_LEASE_SECONDS", "60")
 SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
+# At most this many pages between being requested and being scored: downloading, or
+# downloaded and waiting to be profiled (Scrapy's CONCURRENT_REQUESTS counts only the
+# downloads). When pages come faster than they are profiled, what is requested next is
+# then chosen with the scores of pages fetched a few dozen pages ago at most (Scrapy
+# alone lets 5 MB of pages wait: ~35 real pages, on top of the downloads). Empty:
+# twice CONCURRENT_REQUESTS; 0: no limit (then only SCRAPER_SLOT_MAX_ACTIVE_SIZE).
+SPITAG_MAX_UNSCORED = _env("SPITAG_MAX_UNSCORED", "")
 # spitag: k of the host rank (S + k·best) / (n + k) — how many pages the best waiting
 # link's promise is worth against the n pages of the host fetched (score sum S). ≥ 0.
 SPITAG_HOST_K = _env("SPITAG_HOST_K", "0.25")

@@ -38,6 +38,7 @@ class CrawlConfig:
     frontier_url: str
     lease_seconds: float
     pop_batch: int
+    max_unscored: int
     host_weight: float
     host_prior: float
     host_k: float
@@ -63,6 +64,7 @@ class CrawlConfig:
             frontier_url=_frontier_url(settings),
             lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
             pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
+            max_unscored=_max_unscored(settings),
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
             host_prior=_number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
             host_k=_number(settings, "SPITAG_HOST_K", float, minimum=0.0, maximum=1e9),
@@ -129,6 +131,13 @@ def _number(
     if maximum is not None and value > maximum:
         raise BadInputError(f"setting {name}={raw!r} must be at most {maximum}")
     return value
+
+
+def _max_unscored(settings: BaseSettings) -> int:
+    """SPITAG_MAX_UNSCORED: empty means twice CONCURRENT_REQUESTS; 0, no limit."""
+    if settings.get("SPITAG_MAX_UNSCORED") in (None, ""):
+        return 2 * max(settings.getint("CONCURRENT_REQUESTS"), 1)
+    return _number(settings, "SPITAG_MAX_UNSCORED", int, minimum=0)
 
 
 _KINDS = {int: "whole number", float: "number"}

@@ -54,6 +54,7 @@ REAP_INTERVAL = 5.0
 CONTROL_INTERVAL = 1.0
 MAX_BACKOFF = 10.0
 IDLE_POLL = 0.5
+HOLD_BACK_POLL = 0.25
 
 
 class FrontierScheduler(BaseScheduler):
@@ -66,6 +67,10 @@ class FrontierScheduler(BaseScheduler):
         self.recrawl = RecrawlPolicy.from_settings(settings)
         self.lease_seconds = config.lease_seconds
         self.pop_batch = config.pop_batch
+        self.max_unscored = config.max_unscored  # 0: no limit
+        # pops wait for room for a few pages at a time: one pop per page would cost a
+        # frontier query (a Redis round trip) per page
+        self.min_pop = max(self.max_unscored // 4, 1)
         self.politeness = Politeness(
             delay=host_delay_setting(settings),
             per_host=max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1),
@@ -234,6 +239,11 @@ class FrontierScheduler(BaseScheduler):
             if want <= 0:
                 self._budget_spent()
                 return None
+            room = self._room()
+            if room < min(want, self.min_pop):
+                self._hold_back()
+                return None
+            want = min(want, room)
             popped = self._call(self.frontier.pop, want, default=None)
             if not popped:
                 self._wake_when_ready(outage=popped is None)
@@ -246,6 +256,28 @@ class FrontierScheduler(BaseScheduler):
             if self.budget_left is not None:
                 self.budget_left -= len(popped)
         return self._request(self.ready.popleft())
+
+    def _room(self) -> int:
+        """How many more pages may be requested now under SPITAG_MAX_UNSCORED: pages
+        downloading or downloaded and not yet through the spider (profile, score) count.
+        Popping no more than that keeps the choice of the next pages as late as it can
+        be, with the scores of every page fetched before."""
+        if not self.max_unscored:
+            return self.pop_batch
+        engine = getattr(self.crawler, "engine", None)
+        downloader = getattr(engine, "downloader", None)
+        scraper_slot = getattr(getattr(engine, "scraper", None), "slot", None)
+        if downloader is None or scraper_slot is None:
+            return self.pop_batch
+        unscored = len(downloader.active) + len(scraper_slot.active)
+        return self.max_unscored - unscored
+
+    def _hold_back(self) -> None:
+        """No room. Scrapy asks again when a page has been through the spider; the timer
+        is only a safety net."""
+        self.stats.inc_value("spitag/frontier/held_back")
+        if self.wake_call is None or not self.wake_call.active():
+            self.wake_call = running_reactor().callLater(HOLD_BACK_POLL, self._wake)
 
     def has_pending_requests(self) -> bool:
         if self.ready or self.pending or self.unacked or self.retries:
