@@ -28,11 +28,14 @@ showed, see ``bench/README.md``):
   seconds: at most ``concurrency`` (32) requests in the downloader, at most
   ``per_host`` downloading from one host at a time; the engine asks for a request
   only while the scraper holds less than 5 MB of responses
-  (``SCRAPER_SLOT_MAX_ACTIVE_SIZE``); the scheduler serves a buffer of popped
+  (``SCRAPER_SLOT_MAX_ACTIVE_SIZE``), and the scheduler gives one only while fewer
+  than ``max_unscored`` (32, ``SPITAG_MAX_UNSCORED``) pages are downloading, waiting
+  or being parsed, popping only when half that fits; it serves a buffer of popped
   entries and pops again (after writing its buffered pushes) when it is empty, and
   also writes pushes and learnt scores every 0.2 s. A download takes
   ``latency`` (the bodies come from 127.0.0.1); the server logs it when it answers
-  (the arrival order the metric uses). Parsing is one CPU, first come first served,
+  (the arrival order the metric uses). Parsing takes ``cpus`` (2: the profile pool on
+  this machine) pages at once, first come first served,
   ``parse_base + bytes · parse_per_mb`` seconds a page: the crawl is CPU-bound, so a
   page's outlinks become visible to the frontier only once the responses queued
   before it are parsed (tens of pages later). That lag is what separates a real
@@ -229,6 +232,9 @@ class SimConfig:
     per_host: int = 4  # CONCURRENT_REQUESTS_PER_DOMAIN: pop limit and download slots
     pop_batch: int = 16  # SPITAG_POP_BATCH
     scraper_bytes: int = 5_000_000  # SCRAPER_SLOT_MAX_ACTIVE_SIZE
+    max_unscored: int = 32  # SPITAG_MAX_UNSCORED: downloading + waiting + parsing (0: no limit)
+    cpus: int = 2  # pages parsed at once (SPITAG_EXTRACT_PROCESSES: one per core, 2 here)
+    min_pop: int = 0  # pop only when this many fit under max_unscored (0: half of it, as the scheduler)
     latency: float = 0.004  # seconds to the server's answer
     bandwidth: float = 0.0  # bytes / second after the answer (0: instant; local, the CPU is the bottleneck)
     parse_base: float = 0.008  # seconds of CPU per page
@@ -420,9 +426,9 @@ def simulate(
     in_downloader = 0
     host_active: dict[str, int] = {}
     host_waiting: dict[str, list[Fetch]] = {}
-    scraper: list[tuple[Fetch, int]] = []  # responses waiting for the CPU
-    scraper_bytes = 0
-    cpu_busy = False
+    scraper: list[tuple[Fetch, int]] = []  # responses waiting for a CPU
+    scraper_bytes = 0  # of the responses waiting or being parsed
+    cpu_busy = 0  # pages being parsed
     responses = 0
     stopping = False
     arrivals: list[Any] = []  # fetch log: (time, url, status)
@@ -441,10 +447,18 @@ def simulate(
             frontier.learn(learnt)
             learnt.clear()
 
+    def room() -> int:
+        if not cfg.max_unscored:
+            return cfg.pop_batch
+        return cfg.max_unscored - in_downloader - len(scraper) - cpu_busy
+
     def next_request() -> Fetch | None:
         if not ready:
             flush()
-            popped = frontier.pop(cfg.pop_batch, cfg.per_host)
+            want = min(cfg.pop_batch, room())
+            if want < min(cfg.pop_batch, cfg.min_pop or max(cfg.max_unscored // 2, 1)):
+                return None  # held back (the scheduler's SPITAG_MAX_UNSCORED)
+            popped = frontier.pop(want, cfg.per_host)
             if not popped:
                 return None
             ready.extend(reversed(popped))
@@ -472,12 +486,11 @@ def simulate(
 
     def run_cpu(t: float) -> None:
         nonlocal cpu_busy
-        if cpu_busy or not scraper:
-            return
-        f, size = scraper[0]
-        cost = cfg.parse_base + size / 1e6 * cfg.parse_per_mb if isinstance(f.url, int) else cfg.dead_seconds
-        cpu_busy = True
-        at(t + jit(cost), "parsed", None)
+        while cpu_busy < cfg.cpus and scraper:
+            f, size = scraper.pop(0)
+            cost = cfg.parse_base + size / 1e6 * cfg.parse_per_mb if isinstance(f.url, int) else cfg.dead_seconds
+            cpu_busy += 1
+            at(t + jit(cost), "parsed", (f, size))
 
     def parsed(f: Fetch) -> None:
         frontier.settle(f.host)
@@ -544,9 +557,9 @@ def simulate(
             engine(now)
             continue
         if kind == "parsed":
-            f, size = scraper.pop(0)
+            f, size = payload
             scraper_bytes -= size
-            cpu_busy = False
+            cpu_busy -= 1
             parsed(f)
             run_cpu(now)
             engine(now)

@@ -70,7 +70,7 @@ class FrontierScheduler(BaseScheduler):
         self.max_unscored = config.max_unscored  # 0: no limit
         # pops wait for room for a few pages at a time: one pop per page would cost a
         # frontier query (a Redis round trip) per page
-        self.min_pop = max(self.max_unscored // 4, 1)
+        self.min_pop = max(self.max_unscored // 2, 1)
         self.politeness = Politeness(
             delay=host_delay_setting(settings),
             per_host=max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1),
@@ -234,14 +234,14 @@ class FrontierScheduler(BaseScheduler):
         if self.retries:
             return self.retries.popleft()
         if not self.ready:
-            self._guarded(self._flush)
             want = self.pop_batch if self.budget_left is None else min(self.pop_batch, self.budget_left)
+            room = self._room()
+            if 0 < want and room < min(want, self.min_pop):
+                self._hold_back()  # (before the flush: that would be a write per call)
+                return None
+            self._guarded(self._flush)
             if want <= 0:
                 self._budget_spent()
-                return None
-            room = self._room()
-            if room < min(want, self.min_pop):
-                self._hold_back()
                 return None
             want = min(want, room)
             popped = self._call(self.frontier.pop, want, default=None)
