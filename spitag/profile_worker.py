@@ -2,9 +2,10 @@
 process' start-up.
 
 Kept apart from the crawler's modules: it imports the extractors and nothing of Scrapy
-or Twisted, so the forkserver that every worker is forked from loads only this, once
-per crawl (a pool of two then starts in 0.6 s of CPU, four in 0.9; spawned workers
-that each imported everything took 0.9 and 1.8).
+or Twisted. The forkserver that every worker is forked from loads this, and the crawl's
+main script (which spawn would run again in every worker), once per crawl: a pool of
+two starts in 0.6 s of CPU, four in 0.9 (spawned workers that each imported everything
+took 0.9 and 1.8).
 """
 
 from __future__ import annotations
