@@ -154,7 +154,7 @@ class Profile:
     canonical: str | None = None
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)
-    normalized: bool = False  # links, refresh and canonical normalized (spitag.record.ProfileJob)
+    normalized: bool = False  # links, refresh and canonical normalized (spitag.profile_worker.ProfileJob)
     md5dia: str | None = None  # of ``text``, when computed with the profile
 
 
