@@ -122,6 +122,10 @@ SPITAG_EXPLORE_PAGES = _env("SPITAG_EXPLORE_PAGES", "5")
 # spitag: β, how much a rich parent vouches for the other sites it links to (0 … 1):
 # an unseen site's link gets g + β·(s − g), g = the Gittins index, s = the parent's score.
 SPITAG_HOMOPHILY = _env("SPITAG_HOMOPHILY", "0")
+# spitag: weight of what an unseen host's name predicts (spitag.hostnames, learnt during
+# the crawl): its explore value is g · e^(weight · d), d the predicted log-ratio of its
+# value to an average site's. 0 turns the host-name model off.
+SPITAG_HOST_NAMES = _env("SPITAG_HOST_NAMES", "2")
 # spitag-legacy only: SPITAG_SCORE_HALF (the score worth σ = ½) and SPITAG_LINK_CASH above.
 SPITAG_IMPORTANCE_FACTOR = _env("SPITAG_IMPORTANCE_FACTOR", "0.5")
 SPITAG_MAX_LINK_NUM = _env("SPITAG_MAX_LINK_NUM", "100")

@@ -75,6 +75,7 @@ class CrawlConfig:
             extract_processes=processes_setting(settings.get("SPITAG_EXTRACT_PROCESSES")),
         )
         _flag(settings, "SPITAG_SITEMAPS")
+        _number(settings, "SPITAG_HOST_NAMES", float, minimum=0.0, maximum=100.0)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

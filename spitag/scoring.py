@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from spitag.errors import BadInputError
 from spitag.extract import SYNTAXES
+from spitag.hostnames import HostNameModel
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -239,11 +240,14 @@ class SiteLearning(SpiTag):
     * ``s`` when u is on p's host: p is the nearest page of the same site;
     * ``mean(h)`` when u's host h is another host this strategy has already seen
       pages of (their mean score);
-    * ``g + β · (s − g)`` when u's host was never seen: ``g`` is what exploring an
+    * ``g_u + β · (s − g_u)`` when u's host was never seen: ``g`` is what exploring an
       unseen site is worth (``gittins_index`` of the site means seen so far, with
-      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``β``
-      (``SPITAG_HOMOPHILY``, default 0) how much a rich parent vouches for the sites
-      it links to.
+      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``g_u = g · e^(w·d)`` with
+      d what the host's *name* predicts (``spitag.hostnames``: log of its value over
+      an average site's, learnt from the sites seen) and w = ``SPITAG_HOST_NAMES``
+      (default 2, 0 = off),
+      ``β`` (``SPITAG_HOMOPHILY``, default 0) how much a rich parent vouches for the
+      sites it links to.
 
     The frontier ranks hosts by the posterior mean of their page score
     (``spitag.frontier.base`` ``host_rank``, ``SPITAG_HOST_K``):
@@ -263,15 +267,24 @@ class SiteLearning(SpiTag):
     host_ranking = "posterior"
 
     def __init__(
-        self, explore_pages: float = 5.0, homophily: float = 0.0, half: float = 60.0, link_cash: float = 0.1
+        self,
+        explore_pages: float = 5.0,
+        homophily: float = 0.0,
+        half: float = 60.0,
+        link_cash: float = 0.1,
+        host_names: float = 2.0,
     ) -> None:
         super().__init__(half, link_cash)  # σ-cash knobs: validated, used by spitag-legacy only
         if explore_pages < 1:
             raise BadInputError(f"SPITAG_EXPLORE_PAGES must be at least 1, not {explore_pages}")
         if not 0.0 <= homophily <= 1.0:
             raise BadInputError(f"SPITAG_HOMOPHILY must be in [0, 1], not {homophily}")
+        if host_names < 0:
+            raise BadInputError(f"SPITAG_HOST_NAMES must not be negative, not {host_names}")
         self.explore_pages = explore_pages
         self.homophily = homophily
+        self.host_names = host_names  # weight of the host-name prediction (0: off)
+        self.names = HostNameModel()
         self.sites: dict[str, list[float]] = {}  # host → [score sum, pages]
         self._last_parent: str | None = None
         self._index: float | None = None  # cached gittins index
@@ -285,6 +298,7 @@ class SiteLearning(SpiTag):
             _float(settings, "SPITAG_HOMOPHILY", 0.0),
             _float(settings, "SPITAG_SCORE_HALF", 60.0),
             _float(settings, "SPITAG_LINK_CASH", 0.1),
+            _float(settings, "SPITAG_HOST_NAMES", 2.0),
         )
 
     def seed(self) -> float:
@@ -297,6 +311,8 @@ class SiteLearning(SpiTag):
         site[0] += score
         site[1] += 1
         self._observed += 1
+        if self.host_names:
+            self.names.learn(host, site[0] / site[1])
 
     def site_mean(self, host: str) -> float | None:
         site = self.sites.get(host)
@@ -309,6 +325,8 @@ class SiteLearning(SpiTag):
             means = [t / n for t, n in self.sites.values()]
             self._index = gittins_index(means, self.explore_pages)
             self._index_at = self._observed
+            if self.host_names:
+                self.names.refit()
         return self._index
 
     def contribution(self, parent: Parent, url: str) -> float:
@@ -323,6 +341,8 @@ class SiteLearning(SpiTag):
         if known is not None:
             return known
         g = self.explore_value()
+        if self.host_names:
+            g *= math.exp(self.host_names * self.names.deviation(host))
         return g + self.homophily * (parent.score - g)
 
     def reason(self, parent: Parent) -> dict[str, Any]:

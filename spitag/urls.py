@@ -128,6 +128,21 @@ def host_of(url: str) -> str:
 
 
 @lru_cache(maxsize=65536)
+def split_host(host: str) -> tuple[str, str, str]:
+    """(subdomain, domain label, public suffix) of a host name, from the bundled public
+    suffix list (``blog.bbc.co.uk`` → ``("blog", "bbc", "co.uk")``); an IP address is
+    ``("", ip, "")``."""
+    host = host.strip("[]").lower()
+    try:
+        ipaddress.ip_address(host)
+        return "", host, ""
+    except ValueError:
+        pass
+    parts = _extract(host)
+    return parts.subdomain, parts.domain, parts.suffix
+
+
+@lru_cache(maxsize=65536)
 def registered_domain(host: str) -> str:
     """The domain a registrant owns (``www.bbc.co.uk`` → ``bbc.co.uk``); an IP stays itself."""
     host = host.strip("[]").lower()
