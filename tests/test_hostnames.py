@@ -98,3 +98,13 @@ def test_crawl_config_refuses_a_bad_weight() -> None:
     for bad in ("-1", "many", "1e9"):
         with pytest.raises(BadInputError, match="SPITAG_HOST_NAMES"):
             CrawlConfig.from_settings(settings(SPITAG_HOST_NAMES=bad))
+
+
+def test_the_model_keeps_its_first_sites_only() -> None:
+    m = HostNameModel(max_sites=2, min_sites=1)
+    m.learn("a.test", 1.0)
+    m.learn("b.test", 2.0)
+    m.learn("c.test", 3.0)  # beyond max_sites: not learnt
+    m.learn("a.test", 5.0)  # a known site's mean still moves
+    assert sorted(m.targets) == ["a.test", "b.test"]
+    assert m.targets["a.test"] == pytest.approx(math.log1p(5.0))
