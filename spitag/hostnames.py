@@ -26,7 +26,7 @@ import re
 from collections import defaultdict
 from functools import lru_cache
 
-from spitag.urls import split_host
+from spitag.urls import registered_domain, split_host
 
 _WORD = re.compile(r"[a-z0-9]+")
 NGRAM = 4
@@ -38,7 +38,7 @@ def host_features(host: str) -> tuple[str, ...]:
     subdomain, domain, suffix = split_host(host)
     if not suffix:  # an IP address, or a name the public suffix list does not know
         return ("host:" + host.lower(),)
-    features = {"sfx:" + suffix, "dom:" + domain + "." + suffix}
+    features = {"sfx:" + suffix, "dom:" + registered_domain(host)}
     first = subdomain.split(".", 1)[0] if subdomain else ""
     features.add("sub:" + first)
     for word in _WORD.findall(f"{subdomain}.{domain}"):

@@ -145,17 +145,14 @@ def split_host(host: str) -> tuple[str, str, str]:
 @lru_cache(maxsize=65536)
 def registered_domain(host: str) -> str:
     """The domain a registrant owns (``www.bbc.co.uk`` → ``bbc.co.uk``); an IP stays itself."""
+    _, domain, suffix = split_host(host)
     host = host.strip("[]").lower()
-    try:
-        ipaddress.ip_address(host)
+    if domain and suffix:
+        return f"{domain}.{suffix}"
+    if domain == host:  # an IP address, or a single label ("localhost")
         return host
-    except ValueError:
-        pass
-    parts = _extract(host)
-    if parts.domain and parts.suffix:
-        return f"{parts.domain}.{parts.suffix}"
     labels = host.split(".")
-    if not parts.suffix and len(labels) >= 2:
+    if not suffix and len(labels) >= 2:
         # A top-level name the public-suffix list does not know (.test, .internal):
         # treat it like a TLD, so www.site.test and news.site.test share site.test.
         return ".".join(labels[-2:])
