@@ -48,7 +48,7 @@ def threshold_harvest(order: Sequence[str], value: dict[str, float], size: dict[
     """Probe sites in ``order``; a site worth ≥ t has its other pages exploited."""
     total, pages, good = 0.0, 0, []
     for host in order:
-        if pages >= k or pages + len(good) >= k:
+        if pages + len(good) >= k:  # probes and good pages fill the budget
             break
         total += value[host]
         pages += 1
