@@ -80,6 +80,7 @@ from bench.webgen import (
     build_web,
     compute_counts,
     corpus_dir,
+    corpus_stamp,
     page_links,
     unpack_corpus,
 )
@@ -120,8 +121,8 @@ class SimGraph:
         return [self.count[index[u]] for u in order]
 
 
-def _pages_and_flink(work: Path, corpus: Path | None) -> tuple[list[Any], Path]:
-    pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus), work / "corpus")
+def _pages_and_flink(work: Path, corpus: Path, flink: bool) -> tuple[list[Any], Path | None]:
+    pages_dir, flink_dir = unpack_corpus(corpus, work / "corpus", flink)
     return real_pages(pages_dir), flink_dir
 
 
@@ -134,7 +135,9 @@ def build_graph(
 ) -> SimGraph:
     """The web of ``bench/webgen.py`` for ``params`` as a SimGraph (cached in ``work``).
     ``hosts``: build it from the real pages of these hosts only (hold-out webs)."""
-    key = json.dumps([asdict(params), sorted(hosts) if hosts is not None else None], sort_keys=True)
+    corpus = corpus_dir(corpus, params.flink)
+    key = json.dumps([asdict(params), sorted(hosts) if hosts is not None else None,
+                      corpus_stamp(corpus, params.flink)], sort_keys=True)
     import hashlib
 
     digest = hashlib.sha1(key.encode()).hexdigest()[:16]
@@ -142,11 +145,11 @@ def build_graph(
     if cache and path.is_file():
         with open(path, "rb") as f:
             return SimGraph(**pickle.load(f))
-    pages, flink_dir = _pages_and_flink(work, corpus)
+    pages, flink_dir = _pages_and_flink(work, corpus, params.flink)
     if hosts is not None:
         keep = set(hosts)
         pages = [p for p in pages if p.host in keep or p.host == FLINK_HOST]
-    web = build_web(pages, flink_dir if params.flink else None, params)
+    web = build_web(pages, flink_dir, params)
     compute_counts(web, work / "true-counts.json", workers=1)
     urls = list(web.nodes)
     index = {u: i for i, u in enumerate(urls)}
@@ -184,7 +187,7 @@ def build_graph(
 
 
 def all_hosts(work: Path = DEFAULT_WORK, corpus: Path | None = None) -> list[str]:
-    pages, _ = _pages_and_flink(work, corpus)
+    pages, _ = _pages_and_flink(work, corpus_dir(corpus, flink=False), flink=False)
     return sorted({p.host for p in pages if p.host != FLINK_HOST})
 
 

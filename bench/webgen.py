@@ -76,27 +76,47 @@ MAX_REDIRECTS = 5
 # ============================================================================ corpus
 
 
-def corpus_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """``explicit``, else $SPITAG_CORPUS, else <repo>/../shared/corpus; missing archives fail."""
+def corpus_dir(explicit: str | os.PathLike[str] | None = None, flink: bool = True) -> Path:
+    """``explicit``, else $SPITAG_CORPUS, else <repo>/../shared/corpus: the folder of
+    ``real-pages.tar.gz`` and, unless ``flink`` is off, ``flink.apache.org.tar.gz``.
+    A missing archive fails here, with what to do about it."""
     root = Path(explicit or os.environ.get("SPITAG_CORPUS") or REPO_ROOT.parent / "shared" / "corpus")
-    missing = [n for n in (PAGES_ARCHIVE, FLINK_ARCHIVE) if not (root / n).is_file()]
+    needed = [PAGES_ARCHIVE] + ([FLINK_ARCHIVE] if flink else [])
+    missing = [n for n in needed if not (root / n).is_file()]
     if missing:
-        raise FileNotFoundError(f"corpus archives {missing} not found in {root} (set SPITAG_CORPUS)")
+        hint = f"; without {FLINK_ARCHIVE}, leave flink out (--no-flink)" if missing == [FLINK_ARCHIVE] else ""
+        raise FileNotFoundError(f"corpus archives {missing} not found in {root} (--corpus DIR or $SPITAG_CORPUS{hint})")
     return root
 
 
-def unpack_corpus(corpus: Path, dest: Path) -> tuple[Path, Path]:
-    """Unpack both archives under ``dest`` once (a marker file records it); return
-    (pages folder, flink site folder)."""
-    dest.mkdir(parents=True, exist_ok=True)
-    marker = dest / ".unpacked"
-    stamp = json.dumps({n: (corpus / n).stat().st_size for n in (PAGES_ARCHIVE, FLINK_ARCHIVE)})
-    pages, flink = dest / "pages", dest / FLINK_HOST
-    if not (marker.is_file() and marker.read_text() == stamp and pages.is_dir() and flink.is_dir()):
-        pages = unpack(corpus / PAGES_ARCHIVE, dest)
-        flink = unpack(corpus / FLINK_ARCHIVE, dest)
-        marker.write_text(stamp)
-    return pages, flink
+def corpus_stamp(corpus: Path, flink: bool = True) -> str:
+    """What identifies a corpus: its archives' paths, sizes and modification times.
+    Caches built from a corpus (unpacked folders, simulator graphs) are keyed by it,
+    so another corpus — or a new version of this one — never reuses them."""
+    names = [PAGES_ARCHIVE] + ([FLINK_ARCHIVE] if flink else [])
+    return "-".join(_archive_key(corpus / name) for name in names)
+
+
+def unpack_corpus(corpus: Path, dest: Path, flink: bool = True) -> tuple[Path, Path | None]:
+    """Unpack the archives under ``dest`` once each (a folder per archive version, see
+    ``corpus_stamp``); return (pages folder, flink site folder, or None without flink)."""
+    pages = _unpacked(corpus / PAGES_ARCHIVE, dest)
+    return pages, (_unpacked(corpus / FLINK_ARCHIVE, dest) if flink else None)
+
+
+def _archive_key(archive: Path) -> str:
+    st = archive.stat()
+    return hashlib.sha1(f"{archive.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:12]
+
+
+def _unpacked(archive: Path, dest: Path) -> Path:
+    folder = dest / f"{archive.name}-{_archive_key(archive)}"
+    marker = folder / ".unpacked"  # holds the unpacked top folder, relative to ``folder``
+    if marker.is_file() and (folder / marker.read_text()).is_dir():
+        return folder / marker.read_text()
+    top = unpack(archive, folder)
+    marker.write_text(str(top.relative_to(folder)))
+    return top
 
 
 # ============================================================================ templates
@@ -450,9 +470,19 @@ def page_links(body: bytes, url: str, content_type: str | None) -> list[str]:
     for el in root.iter("base"):
         href = (el.get("href") or "").strip()
         if href:
-            base = urljoin(url, href)
+            try:
+                base = urljoin(url, href)
+            except ValueError:
+                pass
             break
     found: list[str] = []
+
+    def resolve(href: str) -> None:
+        try:
+            found.append(urljoin(base, href))
+        except ValueError:  # e.g. "http://[not-an-ip]/": the crawler drops it too
+            pass
+
     for el in root.iter("meta"):
         name = (el.get("name") or "").strip().lower()
         content = (el.get("content") or "").lower()
@@ -462,13 +492,13 @@ def page_links(body: bytes, url: str, content_type: str | None) -> list[str]:
         href = el.get("href")
         if href is None or "nofollow" in (el.get("rel") or "").lower().split():
             continue
-        found.append(urljoin(base, re.sub(r"[\t\n\r]", "", href.strip())))
+        resolve(re.sub(r"[\t\n\r]", "", href.strip()))
     for el in root.iter("meta"):
         if (el.get("http-equiv") or "").strip().lower() == "refresh" and next(el.iterancestors("noscript"), None) is None:
             m = re.match(r"\s*[\d.]*\s*[;,]?\s*(?:url\s*=\s*)?(.*)", el.get("content") or "", re.I | re.S)
             target = m.group(1).strip().strip("'\"") if m else ""
             if target:
-                found.append(urljoin(base, target))
+                resolve(target)
             break
     out = []
     for link in found:
@@ -801,8 +831,8 @@ def verify_sample(web: Web, n: int, seed: int = 0) -> list[dict[str, Any]]:
 
 def load_web(params: WebParams, corpus: Path | None, work: Path) -> Web:
     """Unpack the corpus under ``work`` and build the web (no counting)."""
-    pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus), work / "corpus")
-    return build_web(real_pages(pages_dir), flink_dir if params.flink else None, params)
+    pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus, params.flink), work / "corpus", params.flink)
+    return build_web(real_pages(pages_dir), flink_dir, params)
 
 
 def served_hosts(web: Web) -> set[str]:

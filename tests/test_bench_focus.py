@@ -4,6 +4,10 @@ oracle's order, the arrival-order metric, and one tiny crawl through the whole c
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
+import sys
+import tarfile
 from pathlib import Path
 
 import lxml.html
@@ -19,16 +23,18 @@ from bench.focus import (
     run_crawl,
 )
 from bench.webgen import (
+    REPO_ROOT,
     WebParams,
     build_web,
     compute_counts,
+    load_web,
     neutralize,
     page_links,
     semantic_counts,
     served_hosts,
     verify_sample,
 )
-from tests.support.corpus import FLINK_HOST, RealPage, real_pages
+from tests.support.corpus import FLINK_HOST, PAGES_ARCHIVE, RealPage, real_pages
 from tests.support.webserver import DictSite, LogEntry, WebServer
 
 TINY = WebParams(seed=7, sites=8, size_median=4, size_sigma=0.6, size_min=3, size_max=8, seeds=2, flink=False)
@@ -258,3 +264,53 @@ def test_flink_keeps_its_own_structure(handful: list[RealPage], flink_root: Path
     assert all(site.respond(n.path).status == 200 for n in flink)
     into_flink = [v for n in web.nodes.values() if n.template for v in n.links if FLINK_HOST in v]
     assert into_flink and all(web.count_key(FLINK_HOST, web.nodes[v].path).startswith("flink:") for v in into_flink)
+
+
+# ---------------------------------------------------------------------------- another corpus
+
+
+TINY_OTHER = WebParams(seed=3, size_median=3, size_max=5, seeds=2, flink=False)
+
+
+def _pack_pages(pages: list[RealPage], folder: Path) -> Path:
+    """``folder/real-pages.tar.gz`` holding these pages in the corpus' format."""
+    src = folder / "src" / "pages"
+    src.mkdir(parents=True)
+    with open(src / "manifest.jsonl", "w", encoding="utf-8") as manifest:
+        for i, page in enumerate(pages):
+            body = page.read()
+            (src / f"{i}.html").write_bytes(body)
+            manifest.write(json.dumps({"file": f"{i}.html", "url": page.url, "bytes": len(body)}) + "\n")
+    archive = folder / PAGES_ARCHIVE
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(src, arcname="pages")
+    return archive
+
+
+def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_path: Path) -> None:
+    """The benchmark as its owner will rerun it: other real pages, no flink archive."""
+    others = real_pages(real_pages_dir, n=10, seed=11)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _pack_pages(others, corpus)
+    work, out = tmp_path / "work", tmp_path / "out"
+    with pytest.raises(FileNotFoundError, match="--no-flink"):
+        load_web(dataclasses.replace(TINY_OTHER, flink=True), corpus, work)
+    web = load_web(TINY_OTHER, corpus, work)
+    assert set(web.site_templates) == {p.host for p in others}
+
+    cmd = [sys.executable, str(REPO_ROOT / "bench" / "focus.py"), "--corpus", str(corpus), "--no-flink",
+           "--work", str(work), "--out", str(out), "--seed", "3", "--size-median", "3", "--size-max", "5",
+           "--seeds", "2", "--pages-budget", "15", "--k", "5,10", "--strategies", "bfs,spitag",
+           "--workers", "1", "--verify", "2"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    result = json.loads((out / "focus.json").read_text())
+    for strategy in ("bfs", "spitag"):
+        assert result["table"][strategy]["10"]["harvest"] > 0, result["table"]
+
+    # Another version of the archive (other pages, same name) is unpacked anew.
+    _pack_pages(real_pages(real_pages_dir, n=6, seed=12), tmp_path / "v2")
+    (corpus / PAGES_ARCHIVE).write_bytes((tmp_path / "v2" / PAGES_ARCHIVE).read_bytes())
+    web2 = load_web(TINY_OTHER, corpus, work)
+    assert set(web2.site_templates) != set(web.site_templates)
