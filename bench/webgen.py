@@ -37,7 +37,9 @@ import math
 import os
 import random
 import re
+import shutil
 import sys
+import tempfile
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -110,13 +112,22 @@ def _archive_key(archive: Path) -> str:
 
 
 def _unpacked(archive: Path, dest: Path) -> Path:
+    """Unpack into a temporary folder, then rename it into place: parallel jobs (the
+    simulator's pool) may race, and a folder that exists is always whole."""
     folder = dest / f"{archive.name}-{_archive_key(archive)}"
     marker = folder / ".unpacked"  # holds the unpacked top folder, relative to ``folder``
-    if marker.is_file() and (folder / marker.read_text()).is_dir():
-        return folder / marker.read_text()
-    top = unpack(archive, folder)
-    marker.write_text(str(top.relative_to(folder)))
-    return top
+    if not marker.is_file():
+        if folder.exists():  # left by a crash before this scheme
+            shutil.rmtree(folder, ignore_errors=True)
+        dest.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=dest))
+        top = unpack(archive, tmp)
+        (tmp / ".unpacked").write_text(str(top.relative_to(tmp)))
+        try:
+            tmp.rename(folder)
+        except OSError:  # another process renamed its copy first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return folder / marker.read_text()
 
 
 # ============================================================================ templates
