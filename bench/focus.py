@@ -378,8 +378,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "out" / "focus")
     p.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "spitag-bench",
                    help="unpacked corpus and the true-count cache")
-    p.add_argument("--corpus", type=Path, default=None, help="folder of the two archives (default "
-                   "$SPITAG_CORPUS or <repo>/../shared/corpus)")
+    p.add_argument("--corpus", type=Path, default=None, help="folder of real-pages.tar.gz and flink.apache.org.tar.gz "
+                   "(without the latter: --no-flink); default $SPITAG_CORPUS or <repo>/../shared/corpus")
     p.add_argument("--sites", type=int, default=None, help="generated sites (default: every real-page host)")
     p.add_argument("--size-median", type=float, default=d.size_median)
     p.add_argument("--size-sigma", type=float, default=d.size_sigma)
@@ -421,8 +421,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     counting = compute_counts(web, args.work / "true-counts.json", workers=args.workers)
     sample = verify_sample(web, args.verify, seed=args.seed)
     summary = web.summary()
-    logger.info("web: %d sites + flink, %d pages, %.1f items/page; seeds %s",
-                summary["generated_sites"], summary["nodes"], summary["items_per_page"], ", ".join(web.seeds))
+    flink = f" + flink ({summary['flink_pages']} pages)" if web.flink_root is not None else ""
+    logger.info("web: %d sites%s, %d pages, %.1f items/page; seeds %s", summary["generated_sites"], flink,
+                summary["nodes"], summary["items_per_page"], ", ".join(web.seeds))
     if not all(s["equal"] for s in sample):
         logger.warning("generated pages whose count differs from their template's: %s",
                        [s for s in sample if not s["equal"]])
@@ -475,8 +476,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     wall = time.monotonic() - started
 
     print()
-    print(f"web: {summary['generated_sites']} generated sites ({summary['generated_pages']} pages) + flink "
-          f"({summary['flink_pages']} pages); {summary['items_per_page']:.1f} true items/page on average; "
+    print(f"web: {summary['generated_sites']} generated sites ({summary['generated_pages']} pages){flink}; "
+          f"{summary['items_per_page']:.1f} true items/page on average; "
           f"seeds: {len(web.seeds)}; budget {args.pages_budget} responses per crawl; runs {args.runs}"
           + (f"; extra settings {' '.join(args.set)}" if args.set else ""))
     print("harvest@K = mean true semantic items over the first K distinct pages answered 200 (server arrival order)")

@@ -117,7 +117,7 @@ def _unpacked(archive: Path, dest: Path) -> Path:
     folder = dest / f"{archive.name}-{_archive_key(archive)}"
     marker = folder / ".unpacked"  # holds the unpacked top folder, relative to ``folder``
     if not marker.is_file():
-        if folder.exists():  # left by a crash before this scheme
+        if folder.exists():  # without its marker: incomplete
             shutil.rmtree(folder, ignore_errors=True)
         dest.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=dest))
@@ -491,7 +491,7 @@ def page_links(body: bytes, url: str, content_type: str | None) -> list[str]:
     def resolve(href: str) -> None:
         try:
             found.append(urljoin(base, href))
-        except ValueError:  # e.g. "http://[not-an-ip]/": the crawler drops it too
+        except ValueError:  # e.g. "http://[not-an-ip]/": not a URL
             pass
 
     for el in root.iter("meta"):

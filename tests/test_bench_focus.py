@@ -305,6 +305,8 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
            "--workers", "1", "--verify", "2"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    web_line = next(line for line in done.stdout.splitlines() if line.startswith("web: "))
+    assert web_line.startswith(f"web: {len(web.site_templates)} generated sites") and "flink" not in web_line
     result = json.loads((out / "focus.json").read_text())
     for strategy in ("bfs", "spitag"):
         assert result["table"][strategy]["10"]["harvest"] > 0, result["table"]
