@@ -83,8 +83,7 @@ def corpus_dir(explicit: str | os.PathLike[str] | None = None, flink: bool = Tru
     ``real-pages.tar.gz`` and, unless ``flink`` is off, ``flink.apache.org.tar.gz``.
     A missing archive fails here, with what to do about it."""
     root = Path(explicit or os.environ.get("SPITAG_CORPUS") or REPO_ROOT.parent / "shared" / "corpus")
-    needed = [PAGES_ARCHIVE] + ([FLINK_ARCHIVE] if flink else [])
-    missing = [n for n in needed if not (root / n).is_file()]
+    missing = [n for n in _archives(flink) if not (root / n).is_file()]
     if missing:
         hint = f"; without {FLINK_ARCHIVE}, leave flink out (--no-flink)" if missing == [FLINK_ARCHIVE] else ""
         raise FileNotFoundError(f"corpus archives {missing} not found in {root} (--corpus DIR or $SPITAG_CORPUS{hint})")
@@ -95,8 +94,7 @@ def corpus_stamp(corpus: Path, flink: bool = True) -> str:
     """What identifies a corpus: its archives' paths, sizes and modification times.
     Caches built from a corpus (unpacked folders, simulator graphs) are keyed by it,
     so another corpus — or a new version of this one — never reuses them."""
-    names = [PAGES_ARCHIVE] + ([FLINK_ARCHIVE] if flink else [])
-    return "-".join(_archive_key(corpus / name) for name in names)
+    return "-".join(_archive_key(corpus / name) for name in _archives(flink))
 
 
 def unpack_corpus(corpus: Path, dest: Path, flink: bool = True) -> tuple[Path, Path | None]:
@@ -104,6 +102,10 @@ def unpack_corpus(corpus: Path, dest: Path, flink: bool = True) -> tuple[Path, P
     ``corpus_stamp``); return (pages folder, flink site folder, or None without flink)."""
     pages = _unpacked(corpus / PAGES_ARCHIVE, dest)
     return pages, (_unpacked(corpus / FLINK_ARCHIVE, dest) if flink else None)
+
+
+def _archives(flink: bool) -> list[str]:
+    return [PAGES_ARCHIVE] + ([FLINK_ARCHIVE] if flink else [])
 
 
 def _archive_key(archive: Path) -> str:
