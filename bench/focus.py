@@ -50,7 +50,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.webgen import FLINK_HOST, Web, WebParams, compute_counts, load_web, verify_sample  # noqa: E402
+from bench.webgen import FLINK_HOST, Web, WebParams, load_counted_web, verify_sample  # noqa: E402
 from tests.support.webserver import DictSite, LogEntry, WebServer  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -389,6 +389,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--intra-links", type=float, default=d.intra_links)
     p.add_argument("--inter-links", type=float, default=d.inter_links)
     p.add_argument("--inter-home", type=float, default=d.inter_home)
+    p.add_argument("--popularity", type=float, default=d.popularity,
+                   help="a: inter-site links pick a site with weight (1 + its mean count)^a (0: uniform)")
+    p.add_argument("--homophily", type=float, default=d.homophily,
+                   help="h: probability that an inter-site link goes to a site of like value (0 … 1)")
     p.add_argument("--seeds", type=int, default=d.seeds, help="random generated homes among the seeds")
     p.add_argument("--no-flink", action="store_true", help="leave the flink site out")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for true counts")
@@ -414,14 +418,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed, sites=args.sites, size_median=args.size_median, size_sigma=args.size_sigma,
         size_min=args.size_min, size_max=args.size_max, fanout=args.fanout, intra_links=args.intra_links,
         inter_links=args.inter_links, inter_home=args.inter_home, seeds=args.seeds, flink=not args.no_flink,
+        popularity=args.popularity, homophily=args.homophily,
     )
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
-    web = load_web(params, args.corpus, args.work)
-    counting = compute_counts(web, args.work / "true-counts.json", workers=args.workers)
+    web, counting = load_counted_web(params, args.corpus, args.work, workers=args.workers)
     sample = verify_sample(web, args.verify, seed=args.seed)
     summary = web.summary()
     flink = f" + flink ({summary['flink_pages']} pages)" if web.flink_root is not None else ""
+    if params.links_by_value:
+        flink += f"; links by value (popularity {params.popularity:g}, homophily {params.homophily:g})"
     logger.info("web: %d sites%s, %d pages, %.1f items/page; seeds %s", summary["generated_sites"], flink,
                 summary["nodes"], summary["items_per_page"], ", ".join(web.seeds))
     if not all(s["equal"] for s in sample):

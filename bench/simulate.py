@@ -77,8 +77,7 @@ from bench.focus import harvest, oracle_order
 from bench.webgen import (
     FLINK_HOST,
     WebParams,
-    build_web,
-    compute_counts,
+    build_counted_web,
     corpus_dir,
     corpus_stamp,
     page_links,
@@ -136,7 +135,8 @@ def build_graph(
     """The web of ``bench/webgen.py`` for ``params`` as a SimGraph (cached in ``work``).
     ``hosts``: build it from the real pages of these hosts only (hold-out webs)."""
     corpus = corpus_dir(corpus, params.flink)
-    key = json.dumps([asdict(params), sorted(hosts) if hosts is not None else None,
+    shape = {k: v for k, v in asdict(params).items() if v or k not in ("popularity", "homophily")}
+    key = json.dumps([shape, sorted(hosts) if hosts is not None else None,  # (keys of uniform webs kept)
                       corpus_stamp(corpus, params.flink)], sort_keys=True)
     import hashlib
 
@@ -149,8 +149,7 @@ def build_graph(
     if hosts is not None:
         keep = set(hosts)
         pages = [p for p in pages if p.host in keep or p.host == FLINK_HOST]
-    web = build_web(pages, flink_dir, params)
-    compute_counts(web, work / "true-counts.json", workers=1)
+    web, _ = build_counted_web(pages, flink_dir, params, work / "true-counts.json", workers=1)
     urls = list(web.nodes)
     index = {u: i for i, u in enumerate(urls)}
     flink_dead: dict[str, list[str]] = {}
@@ -606,13 +605,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--intra-links", type=float, default=d.intra_links)
     p.add_argument("--inter-links", type=float, default=d.inter_links)
     p.add_argument("--inter-home", type=float, default=d.inter_home)
+    p.add_argument("--popularity", type=float, default=d.popularity)
+    p.add_argument("--homophily", type=float, default=d.homophily)
     p.add_argument("--pages-budget", type=int, default=2000)
     p.add_argument("--jitter", type=float, default=0.0)
     args = p.parse_args(argv)
     ks = [int(k) for k in args.k.split(",")]
     params = WebParams(seed=args.seed, sites=args.sites, size_median=args.size_median,
                        size_sigma=args.size_sigma, fanout=args.fanout, intra_links=args.intra_links,
-                       inter_links=args.inter_links, inter_home=args.inter_home)
+                       inter_links=args.inter_links, inter_home=args.inter_home,
+                       popularity=args.popularity, homophily=args.homophily)
     started = time.monotonic()
     graph = build_graph(params, args.work, args.corpus)
     oracle = graph.oracle(max(ks))

@@ -18,7 +18,13 @@ Graph model (all draws from ``random.Random(seed)``, hosts in sorted order):
 * inter-site: Poisson(``inter_links``) links per page; each picks a uniformly random
   *other* site (flink included), then its home with probability ``inter_home``, else a
   uniformly random page of it. No homophily: a rich site is not more likely to link
-  to, or be linked from, another rich site.
+  to, or be linked from, another rich site. Two parameters (default 0) make links
+  carry a site's value, for webs with the topical locality focused crawlers rely on:
+  ``popularity`` a — the other site is drawn with weight ``(1 + v)^a`` (v its mean
+  true count), so rich sites get more in-links; ``homophily`` h — with probability h
+  the link goes instead to a uniformly random site among the ``HOMOPHILY_WINDOW``
+  fraction of sites nearest to the linking site in value rank. Either needs the
+  sites' values before the links: ``build_counted_web`` counts first.
 * seeds: ``seeds`` random generated homes plus flink's home.
 * repair: a generated site whose home is not reachable from the seeds gets one link
   from a uniformly random reachable generated page (repeated until all are
@@ -28,9 +34,11 @@ Graph model (all draws from ``random.Random(seed)``, hosts in sorted order):
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import importlib.metadata
 import html
+import itertools
 import json
 import logging
 import math
@@ -42,7 +50,7 @@ import sys
 import tempfile
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 from urllib.parse import unquote, urljoin, urlsplit
@@ -229,6 +237,12 @@ class WebParams:
     inter_home: float = 0.5  # probability that an inter-site link targets a home
     seeds: int = 5  # random generated homes among the seeds (plus flink's home)
     flink: bool = True
+    popularity: float = 0.0  # a: inter-site targets drawn with weight (1 + site value)^a
+    homophily: float = 0.0  # h: probability that an inter-site link goes to a site of like value
+
+    @property
+    def links_by_value(self) -> bool:
+        return bool(self.popularity or self.homophily)
 
 
 @dataclass
@@ -376,8 +390,16 @@ def site_size(rng: random.Random, params: WebParams) -> int:
     return int(min(max(round(raw), params.size_min), params.size_max))
 
 
-def build_web(pages: Sequence[RealPage], flink_root: Path | None, params: WebParams) -> Web:
-    """The seeded web over ``pages`` (http(s) real pages) and, if given, flink's site."""
+def build_web(
+    pages: Sequence[RealPage], flink_root: Path | None, params: WebParams, values: dict[str, float] | None = None
+) -> Web:
+    """The seeded web over ``pages`` (http(s) real pages) and, if given, flink's site.
+    ``values`` (site → mean true count, ``site_values``) is needed when the params link
+    by value (``popularity``, ``homophily``); ``build_counted_web`` supplies it."""
+    if params.links_by_value and values is None:
+        raise ValueError("popularity/homophily need the sites' values: use build_counted_web")
+    if params.popularity < 0 or not 0.0 <= params.homophily <= 1.0:
+        raise ValueError(f"popularity must be ≥ 0 and homophily in [0, 1], not {params.popularity}, {params.homophily}")
     rng = random.Random(params.seed)
     by_host: dict[str, list[RealPage]] = {}
     for page in pages:
@@ -420,6 +442,7 @@ def build_web(pages: Sequence[RealPage], flink_root: Path | None, params: WebPar
         web.site_pages[host] = urls
 
     sites = hosts + ([FLINK_HOST] if flink_root is not None else [])  # link targets
+    by_value = LinkTargets(sites, values, params) if params.links_by_value and values is not None else None
     for host in hosts:
         urls = web.site_pages[host]
         n = len(urls)
@@ -434,9 +457,12 @@ def build_web(pages: Sequence[RealPage], flink_root: Path | None, params: WebPar
                     links.append(rng.randrange(n))
             out = [urls[j] if isinstance(j, int) else j for j in links]
             for _ in range(poisson(rng, params.inter_links)):
-                other = host
-                while other == host and len(sites) > 1:
-                    other = sites[rng.randrange(len(sites))]
+                if by_value is not None:
+                    other = by_value.pick(rng, host)
+                else:  # uniform (the default web: these draws must not change)
+                    other = host
+                    while other == host and len(sites) > 1:
+                        other = sites[rng.randrange(len(sites))]
                 if other == host:
                     break
                 targets = web.site_pages[other]
@@ -450,6 +476,66 @@ def build_web(pages: Sequence[RealPage], flink_root: Path | None, params: WebPar
         web.seeds.append(f"http://{FLINK_HOST}/")
     _repair(web, rng, hosts)
     return web
+
+
+HOMOPHILY_WINDOW = 0.05  # a homophilous link's target: among this fraction of sites nearest in value
+
+
+class LinkTargets:
+    """The other site an inter-site link goes to, when links follow the sites' values
+    (``WebParams.popularity`` and ``homophily``; the module docstring)."""
+
+    def __init__(self, sites: Sequence[str], values: dict[str, float], params: WebParams) -> None:
+        missing = [s for s in sites if s not in values]
+        if missing:
+            raise ValueError(f"no value for sites {missing[:5]}")
+        self.sites = list(sites)
+        self.homophily = params.homophily
+        self.cumulative = list(itertools.accumulate((1.0 + max(values[s], 0.0)) ** params.popularity for s in sites))
+        self.ranked = sorted(sites, key=lambda s: (values[s], s))
+        self.rank = {s: i for i, s in enumerate(self.ranked)}
+        self.window = max(1, round(HOMOPHILY_WINDOW * len(sites) / 2))  # on each side
+
+    def pick(self, rng: random.Random, host: str) -> str:
+        """Another site than ``host`` (``host`` itself only when it is the only one)."""
+        if len(self.sites) < 2:
+            return host
+        if self.homophily and rng.random() < self.homophily:
+            r = self.rank.get(host)
+            if r is not None:
+                lo, hi = max(0, r - self.window), min(len(self.ranked) - 1, r + self.window)
+                j = rng.randint(lo, hi - 1)
+                return self.ranked[j + 1 if j >= r else j]
+        while True:
+            i = bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])
+            other = self.sites[min(i, len(self.sites) - 1)]
+            if other != host:
+                return other
+
+
+def site_values(web: Web) -> dict[str, float]:
+    """Mean true count of each site's pages (needs ``compute_counts``)."""
+    return {
+        host: sum(web.node_count(u) for u in urls) / len(urls)
+        for host, urls in web.site_pages.items()
+        if urls
+    }
+
+
+def build_counted_web(
+    pages: Sequence[RealPage], flink_root: Path | None, params: WebParams,
+    cache_file: Path | None = None, workers: int = 1,
+) -> tuple[Web, dict[str, Any]]:
+    """``build_web`` + ``compute_counts``. When the params link by value, the web is
+    built twice: once with uniform links to count the sites (same sites, sizes and
+    templates: those draws come first), then with links drawn from those values."""
+    web = build_web(pages, flink_root, replace(params, popularity=0.0, homophily=0.0))
+    counting = compute_counts(web, cache_file, workers)
+    if params.links_by_value:
+        linked = build_web(pages, flink_root, params, site_values(web))
+        linked.counts, linked.detail = web.counts, web.detail
+        web = linked
+    return web, counting
 
 
 def _repair(web: Web, rng: random.Random, hosts: list[str]) -> None:
@@ -846,6 +932,13 @@ def load_web(params: WebParams, corpus: Path | None, work: Path) -> Web:
     """Unpack the corpus under ``work`` and build the web (no counting)."""
     pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus, params.flink), work / "corpus", params.flink)
     return build_web(real_pages(pages_dir), flink_dir, params)
+
+
+def load_counted_web(params: WebParams, corpus: Path | None, work: Path, workers: int = 1) -> tuple[Web, dict[str, Any]]:
+    """Unpack the corpus under ``work``, build the web and count it (``build_counted_web``;
+    the count cache is ``work``/true-counts.json)."""
+    pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus, params.flink), work / "corpus", params.flink)
+    return build_counted_web(real_pages(pages_dir), flink_dir, params, work / "true-counts.json", workers)
 
 
 def served_hosts(web: Web) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import subprocess
 import sys
 import tarfile
@@ -24,7 +25,9 @@ from bench.focus import (
 )
 from bench.webgen import (
     REPO_ROOT,
+    LinkTargets,
     WebParams,
+    build_counted_web,
     build_web,
     compute_counts,
     load_web,
@@ -32,6 +35,7 @@ from bench.webgen import (
     page_links,
     semantic_counts,
     served_hosts,
+    site_values,
     verify_sample,
 )
 from tests.support.corpus import FLINK_HOST, PAGES_ARCHIVE, RealPage, real_pages
@@ -97,6 +101,38 @@ def test_sites_with_several_real_pages_cycle_through_them(real_pages_dir: Path) 
         assert len(keys) > 1
         assert [web.nodes[u].template for u in web.site_pages[host]] == [keys[i % len(keys)] for i in range(12)]
     assert web.reachable() == set(web.nodes)
+
+
+def test_link_targets_follow_popularity_and_homophily() -> None:
+    rng = random.Random(0)
+    poor_and_rich = {**{f"p{i}.test": 0.0 for i in range(9)}, "rich.test": 99.0}
+    popular = LinkTargets(sorted(poor_and_rich), poor_and_rich, WebParams(popularity=1.0))
+    picks = [popular.pick(rng, "p0.test") for _ in range(4000)]
+    assert "p0.test" not in picks
+    assert 0.90 < picks.count("rich.test") / len(picks) < 0.95  # weight 100 against 8 × 1
+    ladder = {f"s{i:02}.test": float(i) for i in range(40)}  # window: one site on each side
+    alike = LinkTargets(sorted(ladder), ladder, WebParams(homophily=1.0))
+    assert {alike.pick(rng, "s10.test") for _ in range(200)} == {"s09.test", "s11.test"}
+    assert {alike.pick(rng, "s00.test") for _ in range(50)} == {"s01.test"}
+    with pytest.raises(ValueError, match="no value"):
+        LinkTargets(["a.test", "b.test"], {"a.test": 1.0}, WebParams(homophily=0.5))
+
+
+def test_a_web_linked_by_value(handful: list[RealPage], tiny) -> None:
+    linked = dataclasses.replace(TINY, popularity=1.0, homophily=0.5)
+    with pytest.raises(ValueError, match="build_counted_web"):
+        build_web(handful, None, linked)
+    values = site_values(tiny)
+    assert set(values) == set(tiny.site_templates)
+    # the uniform web's draws do not depend on values being at hand
+    assert graph(build_web(handful, None, TINY, values)) == graph(tiny)
+    web, _ = build_counted_web(handful, None, linked)
+    assert web.counts == tiny.counts
+    assert {u: n.template for u, n in web.nodes.items()} == {u: n.template for u, n in tiny.nodes.items()}
+    assert graph(web) != graph(tiny)
+    assert web.reachable() == set(web.nodes)
+    hosts = served_hosts(web)
+    assert all(v.split("/")[2] in hosts for n in web.nodes.values() for v in n.links)
 
 
 def test_served_pages_link_only_where_the_graph_says(tiny) -> None:
