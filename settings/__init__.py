@@ -126,6 +126,10 @@ SPITAG_HOMOPHILY = _env("SPITAG_HOMOPHILY", "0")
 # the crawl): its explore value is g · e^(weight · d), d the predicted log-ratio of its
 # value to an average site's. 0 turns the host-name model off.
 SPITAG_HOST_NAMES = _env("SPITAG_HOST_NAMES", "2")
+# spitag: weight v of what the links found to an unseen host predict (spitag.linkevidence,
+# learnt during the crawl: the mean score of the pages linking to it, how many hosts link to
+# it): its explore value is g · e^(w·d + v·e). 0 turns the link-evidence model off.
+SPITAG_LINK_EVIDENCE = _env("SPITAG_LINK_EVIDENCE", "1")
 # spitag-legacy only: SPITAG_SCORE_HALF (the score worth σ = ½) and SPITAG_LINK_CASH above.
 SPITAG_IMPORTANCE_FACTOR = _env("SPITAG_IMPORTANCE_FACTOR", "0.5")
 SPITAG_MAX_LINK_NUM = _env("SPITAG_MAX_LINK_NUM", "100")

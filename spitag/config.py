@@ -76,6 +76,7 @@ class CrawlConfig:
         )
         _flag(settings, "SPITAG_SITEMAPS")
         _number(settings, "SPITAG_HOST_NAMES", float, minimum=0.0, maximum=100.0)
+        _number(settings, "SPITAG_LINK_EVIDENCE", float, minimum=0.0, maximum=100.0)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

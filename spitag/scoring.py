@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from spitag.errors import BadInputError
 from spitag.extract import SYNTAXES
 from spitag.hostnames import HostNameModel
+from spitag.linkevidence import LinkEvidence
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
@@ -242,10 +243,13 @@ class SiteLearning(SpiTag):
       pages of (their mean score);
     * ``g_u + β · (s − g_u)`` when u's host was never seen: ``g`` is what exploring an
       unseen site is worth (``gittins_index`` of the site means seen so far, with
-      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``g_u = g · e^(w·d)`` with
-      d what the host's *name* predicts (``spitag.hostnames``: log of its value over
-      an average site's, learnt from the sites seen) and w = ``SPITAG_HOST_NAMES``
-      (default 2, 0 = off),
+      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``g_u = g · e^(w·d + v·e)``
+      with d what the host's *name* predicts (``spitag.hostnames``: log of its value
+      over an average site's, learnt from the sites seen), w = ``SPITAG_HOST_NAMES``
+      (default 2, 0 = off), e what the *links* found to the host predict
+      (``spitag.linkevidence``: the mean score of the pages linking to it and how many
+      hosts link to it, weighed as the sites probed so far show they deserve),
+      v = ``SPITAG_LINK_EVIDENCE`` (default 1, 0 = off), and
       ``β`` (``SPITAG_HOMOPHILY``, default 0) how much a rich parent vouches for the
       sites it links to.
 
@@ -273,6 +277,7 @@ class SiteLearning(SpiTag):
         half: float = 60.0,
         link_cash: float = 0.1,
         host_names: float = 2.0,
+        link_evidence: float = 1.0,
     ) -> None:
         super().__init__(half, link_cash)  # σ-cash knobs: validated, used by spitag-legacy only
         if explore_pages < 1:
@@ -281,10 +286,14 @@ class SiteLearning(SpiTag):
             raise BadInputError(f"SPITAG_HOMOPHILY must be in [0, 1], not {homophily}")
         if host_names < 0:
             raise BadInputError(f"SPITAG_HOST_NAMES must not be negative, not {host_names}")
+        if link_evidence < 0:
+            raise BadInputError(f"SPITAG_LINK_EVIDENCE must not be negative, not {link_evidence}")
         self.explore_pages = explore_pages
         self.homophily = homophily
         self.host_names = host_names  # weight of the host-name prediction (0: off)
         self.names = HostNameModel()
+        self.link_evidence = link_evidence  # weight of what the links to a host predict (0: off)
+        self.links = LinkEvidence()
         self.sites: dict[str, list[float]] = {}  # host → [score sum, pages]
         self._last_parent: str | None = None
         self._index: float | None = None  # cached gittins index
@@ -299,6 +308,7 @@ class SiteLearning(SpiTag):
             _float(settings, "SPITAG_SCORE_HALF", 60.0),
             _float(settings, "SPITAG_LINK_CASH", 0.1),
             _float(settings, "SPITAG_HOST_NAMES", 2.0),
+            _float(settings, "SPITAG_LINK_EVIDENCE", 1.0),
         )
 
     def seed(self) -> float:
@@ -307,7 +317,12 @@ class SiteLearning(SpiTag):
 
     def observe(self, host: str, score: float) -> None:
         """Learn one fetched page's semantic score."""
-        site = self.sites.setdefault(host, [0.0, 0])
+        site = self.sites.get(host)
+        if site is None:
+            site = self.sites[host] = [0.0, 0]
+            if self.link_evidence:
+                name = self.names.deviation(host) if self.host_names else 0.0
+                self.links.learn(host, score, name)
         site[0] += score
         site[1] += 1
         self._observed += 1
@@ -327,6 +342,8 @@ class SiteLearning(SpiTag):
             self._index_at = self._observed
             if self.host_names:
                 self.names.refit()
+            if self.link_evidence:
+                self.links.refit()
         return self._index
 
     def contribution(self, parent: Parent, url: str) -> float:
@@ -341,8 +358,14 @@ class SiteLearning(SpiTag):
         if known is not None:
             return known
         g = self.explore_value()
+        deviation = 0.0
         if self.host_names:
-            g *= math.exp(self.host_names * self.names.deviation(host))
+            deviation += self.host_names * self.names.deviation(host)
+        if self.link_evidence:
+            self.links.saw_link(host, parent_host, parent.score)
+            deviation += self.link_evidence * self.links.deviation(host)
+        if deviation:
+            g *= math.exp(deviation)
         return g + self.homophily * (parent.score - g)
 
     def reason(self, parent: Parent) -> dict[str, Any]:

@@ -1,0 +1,160 @@
+"""The link-evidence model (spitag.linkevidence) and its use by the ``spitag`` strategy."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from spitag.errors import BadInputError
+from spitag.linkevidence import LinkEvidence, linking_hosts
+from spitag.scoring import Parent, SiteLearning, strategy_from_settings
+from tests.support.settings import project_settings as settings
+
+
+def score_of(x: float) -> float:
+    """The score whose log(1 + score) is x."""
+    return math.exp(x) - 1
+
+
+def test_regression_on_the_linking_scores_is_hand_computable() -> None:
+    # Two probed sites, each linked once, worth exactly what their linking page was:
+    # x1 = y = 1 and 3, x2 = log 1 = 0, no name signal. Centred: x1 − 2 = ∓1, y − 2 = ∓1,
+    # so b1 = Σxy / (Σx² + λ) = 2 / (2 + 1) and a host linked from x1 = 4 gets (2/3)·2.
+    m = LinkEvidence(ridge=1.0, min_sites=2)
+    m.saw_link("a.test", "src.test", score_of(1))
+    m.saw_link("b.test", "src.test", score_of(3))
+    m.learn("a.test", score_of(1))
+    assert m.deviation("b.test") == 0.0  # fewer than min_sites: no prediction
+    m.learn("b.test", score_of(3))
+    m.refit()
+    assert m.coef == pytest.approx((2 / 3, 0.0))
+    m.saw_link("c.test", "src.test", score_of(4))
+    assert m.deviation("c.test") == pytest.approx(4 / 3)
+    assert m.deviation("unlinked.test") == 0.0  # no evidence at all
+
+
+def test_in_degree_is_learnt_when_it_predicts() -> None:
+    m = LinkEvidence(min_sites=8)
+    for i in range(40):
+        linkers = 1 + (i % 8)  # 1 … 8 distinct hosts link to site i
+        for j in range(linkers):
+            m.saw_link(f"s{i}.test", f"from{j}.test", 10.0)  # the same parent score
+        m.learn(f"s{i}.test", 3.0 * linkers)  # the more linked, the richer
+    m.refit()
+    assert m.coef[0] == pytest.approx(0.0, abs=1e-9) and m.coef[1] > 0.5
+    for j in range(6):
+        m.saw_link("popular.test", f"from{j}.test", 10.0)
+    m.saw_link("obscure.test", "from0.test", 10.0)
+    assert m.deviation("popular.test") > 0 > m.deviation("obscure.test")
+
+
+def test_a_feature_that_predicts_worse_is_dropped() -> None:
+    # The more hosts link to a site here, the poorer it is (what selection does to
+    # in-degree on a web whose links say nothing): b2 is held at 0, not made negative.
+    m = LinkEvidence(min_sites=8)
+    for i in range(40):
+        linkers = 1 + (i % 8)
+        for j in range(linkers):
+            m.saw_link(f"s{i}.test", f"from{j}.test", 10.0 + i % 3)
+        m.learn(f"s{i}.test", 100.0 / linkers)
+    m.refit()
+    assert m.coef[1] == 0.0 and m.coef[0] >= 0.0
+    for j in range(6):
+        m.saw_link("popular.test", f"from{j}.test", 10.0)
+    m.saw_link("obscure.test", "from0.test", 10.0)
+    assert m.deviation("popular.test") == m.deviation("obscure.test")
+
+
+def test_links_that_say_nothing_predict_nothing() -> None:
+    rng = random.Random(1)
+    m = LinkEvidence()
+    for i in range(1000):  # parent scores and in-degrees independent of the site's value
+        for j in range(rng.randint(1, 5)):
+            m.saw_link(f"s{i}.test", f"from{j}.test", rng.uniform(0, 200))
+        m.learn(f"s{i}.test", rng.uniform(0, 200))
+    m.refit()
+    assert m.coef[0] < 0.15 and m.coef[1] < 0.15  # the standard error is ~0.05
+    m.saw_link("new.test", "from0.test", 200.0)
+    assert m.deviation("new.test") < 0.2
+
+
+def test_the_name_is_a_covariate() -> None:
+    # Parent scores track the site's value only through its name (rich names are linked
+    # from rich pages): once d is in the model, the link feature earns nothing extra.
+    m = LinkEvidence(ridge=1e-6, min_sites=4)
+    for i in range(20):
+        d = (i % 5) / 2.0
+        m.saw_link(f"s{i}.test", "src.test", score_of(2.0 + d))
+        m.learn(f"s{i}.test", score_of(1.0 + d), name_deviation=d)
+    m.refit()
+    assert m.coef == pytest.approx((0.5, 0.0), abs=1e-3)  # collinear: the ridge splits it
+
+
+def test_what_is_tracked_is_bounded() -> None:
+    m = LinkEvidence(max_hosts=2)
+    m.saw_link("own.test", "own.test", 50.0)  # a link within a site is no evidence
+    assert m.features("own.test") is None
+    for j in range(10):
+        m.saw_link("a.test", f"from{j}.test", float(j))
+        m.saw_link("a.test", f"from{j}.test", 0.0)  # again: neither a new host nor a better score
+    mean, hosts = m.features("a.test")
+    assert mean == pytest.approx(sum(math.log1p(j) for j in range(10)) / 20)  # 20 links, 10 of score 0
+    assert hosts == pytest.approx(math.log(10), abs=0.15)
+    m.saw_link("b.test", "from0.test", 1.0)
+    m.saw_link("c.test", "from0.test", 1.0)  # a third host: not tracked
+    assert m.features("c.test") is None
+    m.learn("a.test", 5.0)
+    assert m.features("a.test") is None and m.n == 1
+    m.saw_link("a.test", "from1.test", 99.0)  # learnt: its links are no longer evidence
+    assert m.features("a.test") is None
+    m.learn("a.test", 7.0)  # learnt once only
+    assert m.n == 1
+
+
+def test_linear_counting_of_linking_hosts() -> None:
+    assert linking_hosts(0) == 1.0 and linking_hosts(1) == pytest.approx(64 * math.log(64 / 63))
+    rng = random.Random(2)
+    for n in (1, 5, 20, 60, 120):
+        m = LinkEvidence()
+        for j in range(n):
+            m.saw_link("t.test", f"h{rng.random()}.test", 1.0)
+        estimate = math.exp(m.features("t.test")[1])
+        assert abs(estimate - n) <= max(1.5, 0.25 * n), (n, estimate)
+
+
+def parent(url: str, score: float) -> Parent:
+    return Parent(url=url, depth=1, priority=score, score=score, outlinks=3)
+
+
+def test_site_learning_uses_the_links() -> None:
+    on = SiteLearning(explore_pages=1, host_names=0.0, link_evidence=1.0)
+    off = SiteLearning(explore_pages=1, host_names=0.0, link_evidence=0.0)
+    for s in (on, off):
+        # a homophilous web: site b<k> is linked from site a<k> and worth what a<k> is
+        for k in range(20):
+            value = 1.0 + 10.0 * (k % 6)
+            s.contribution(parent(f"http://a{k}.test/", value), f"http://b{k}.test/")
+            s.contribution(parent(f"http://b{k}.test/", value), "http://elsewhere.test/")
+    g = off.explore_value()
+    last = parent("http://b19.test/", 11.0)
+    assert off.contribution(last, "http://fresh.test/") == pytest.approx(g)
+    rich = on.contribution(parent("http://b17.test/", 51.0), "http://rich.test/")
+    poor = on.contribution(parent("http://b18.test/", 1.0), "http://poor.test/")
+    assert on.links.n == 20 and on.links.coef[0] > 0.8  # 1, shrunk by the ridge
+    assert rich == pytest.approx(g * math.exp(on.links.deviation("rich.test")))
+    assert poor < g < rich
+
+
+def test_link_evidence_setting() -> None:
+    from spitag.config import CrawlConfig
+
+    assert strategy_from_settings(settings()).link_evidence == 1.0
+    assert strategy_from_settings(settings(SPITAG_LINK_EVIDENCE="0")).link_evidence == 0.0
+    for bad in ("-1", "some"):
+        with pytest.raises(BadInputError, match="SPITAG_LINK_EVIDENCE"):
+            strategy_from_settings(settings(SPITAG_LINK_EVIDENCE=bad))
+    CrawlConfig.from_settings(settings(SPITAG_LINK_EVIDENCE="0.5"))
+    with pytest.raises(BadInputError, match="SPITAG_LINK_EVIDENCE"):
+        CrawlConfig.from_settings(settings(SPITAG_LINK_EVIDENCE="1e9"))
