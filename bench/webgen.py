@@ -398,8 +398,8 @@ def build_web(
     by value (``popularity``, ``homophily``); ``build_counted_web`` supplies it."""
     if params.links_by_value and values is None:
         raise ValueError("popularity/homophily need the sites' values: use build_counted_web")
-    if params.popularity < 0 or not 0.0 <= params.homophily <= 1.0:
-        raise ValueError(f"popularity must be ≥ 0 and homophily in [0, 1], not {params.popularity}, {params.homophily}")
+    if not 0.0 <= params.popularity <= 3.0 or not 0.0 <= params.homophily <= 1.0:
+        raise ValueError(f"popularity must be in [0, 3] and homophily in [0, 1], not {params.popularity}, {params.homophily}")
     rng = random.Random(params.seed)
     by_host: dict[str, list[RealPage]] = {}
     for page in pages:
@@ -490,6 +490,7 @@ class LinkTargets:
         if missing:
             raise ValueError(f"no value for sites {missing[:5]}")
         self.sites = list(sites)
+        self.index = {s: i for i, s in enumerate(self.sites)}
         self.homophily = params.homophily
         self.cumulative = list(itertools.accumulate((1.0 + max(values[s], 0.0)) ** params.popularity for s in sites))
         self.ranked = sorted(sites, key=lambda s: (values[s], s))
@@ -506,11 +507,15 @@ class LinkTargets:
                 lo, hi = max(0, r - self.window), min(len(self.ranked) - 1, r + self.window)
                 j = rng.randint(lo, hi - 1)
                 return self.ranked[j + 1 if j >= r else j]
-        while True:
-            i = bisect.bisect_right(self.cumulative, rng.random() * self.cumulative[-1])
-            other = self.sites[min(i, len(self.sites) - 1)]
-            if other != host:
-                return other
+        # by weight among the others: one draw over the weight before host's and after it
+        i = self.index[host]
+        before = self.cumulative[i - 1] if i else 0.0
+        after = self.cumulative[-1] - self.cumulative[i]
+        x = rng.random() * (before + after)
+        if x < before:
+            return self.sites[min(bisect.bisect_right(self.cumulative, x), i - 1)]
+        j = bisect.bisect_right(self.cumulative, self.cumulative[i] + (x - before))
+        return self.sites[max(i + 1, min(j, len(self.sites) - 1))]
 
 
 def site_values(web: Web) -> dict[str, float]:

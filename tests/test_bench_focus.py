@@ -110,6 +110,8 @@ def test_link_targets_follow_popularity_and_homophily() -> None:
     picks = [popular.pick(rng, "p0.test") for _ in range(4000)]
     assert "p0.test" not in picks
     assert 0.90 < picks.count("rich.test") / len(picks) < 0.95  # weight 100 against 8 × 1
+    from_rich = [popular.pick(rng, "rich.test") for _ in range(900)]  # the others, alike
+    assert "rich.test" not in from_rich and min(from_rich.count(f"p{i}.test") for i in range(9)) > 60
     ladder = {f"s{i:02}.test": float(i) for i in range(40)}  # window: one site on each side
     alike = LinkTargets(sorted(ladder), ladder, WebParams(homophily=1.0))
     assert {alike.pick(rng, "s10.test") for _ in range(200)} == {"s09.test", "s11.test"}
