@@ -119,10 +119,9 @@ class LinkEvidence:
         rhs = [centred[i][3] for i in range(3)]
         # Ridge over the covariates kept; a link feature whose coefficient comes out
         # negative is dropped and the rest refitted: a site found through better or more
-        # links is never predicted worse. On a
-        # web where links say nothing the coefficients are noise, and a negative one is
-        # also what selection makes of in-degree there: a host the crawl puts off waits
-        # longer and collects more links.
+        # links is never predicted worse. On a web where links say nothing the
+        # coefficients are noise, and a negative one is also what selection makes of
+        # in-degree there: a host the crawl puts off waits longer, collecting links.
         keep = [0, 1, 2]
         while True:
             a = [[gram[i][j] + (self.ridge if i == j else 0.0) for j in keep] for i in keep]
