@@ -79,13 +79,12 @@ from bench.webgen import (
     WebParams,
     build_counted_web,
     corpus_dir,
+    corpus_pages,
     corpus_stamp,
     page_links,
-    unpack_corpus,
 )
 from spitag.frontier.base import host_rank
 from spitag.scoring import Parent, Strategy, host_posterior, strategy_from_settings
-from tests.support.corpus import real_pages
 
 DEFAULT_WORK = Path(os.environ.get("TMPDIR", "/tmp")) / "spitag-bench"
 
@@ -120,11 +119,6 @@ class SimGraph:
         return [self.count[index[u]] for u in order]
 
 
-def _pages_and_flink(work: Path, corpus: Path, flink: bool) -> tuple[list[Any], Path | None]:
-    pages_dir, flink_dir = unpack_corpus(corpus, work / "corpus", flink)
-    return real_pages(pages_dir), flink_dir
-
-
 def build_graph(
     params: WebParams,
     work: Path = DEFAULT_WORK,
@@ -145,7 +139,7 @@ def build_graph(
     if cache and path.is_file():
         with open(path, "rb") as f:
             return SimGraph(**pickle.load(f))
-    pages, flink_dir = _pages_and_flink(work, corpus, params.flink)
+    pages, flink_dir = corpus_pages(corpus, work, params.flink)
     if hosts is not None:
         keep = set(hosts)
         pages = [p for p in pages if p.host in keep or p.host == FLINK_HOST]
@@ -186,7 +180,7 @@ def build_graph(
 
 
 def all_hosts(work: Path = DEFAULT_WORK, corpus: Path | None = None) -> list[str]:
-    pages, _ = _pages_and_flink(work, corpus_dir(corpus, flink=False), flink=False)
+    pages, _ = corpus_pages(corpus_dir(corpus, flink=False), work, flink=False)
     return sorted({p.host for p in pages if p.host != FLINK_HOST})
 
 

@@ -502,11 +502,10 @@ class LinkTargets:
         if len(self.sites) < 2:
             return host
         if self.homophily and rng.random() < self.homophily:
-            r = self.rank.get(host)
-            if r is not None:
-                lo, hi = max(0, r - self.window), min(len(self.ranked) - 1, r + self.window)
-                j = rng.randint(lo, hi - 1)
-                return self.ranked[j + 1 if j >= r else j]
+            r = self.rank[host]
+            lo, hi = max(0, r - self.window), min(len(self.ranked) - 1, r + self.window)
+            j = rng.randint(lo, hi - 1)
+            return self.ranked[j + 1 if j >= r else j]
         # by weight among the others: one draw over the weight before host's and after it
         i = self.index[host]
         before = self.cumulative[i - 1] if i else 0.0
@@ -933,17 +932,23 @@ def verify_sample(web: Web, n: int, seed: int = 0) -> list[dict[str, Any]]:
     return out
 
 
+def corpus_pages(corpus: Path, work: Path, flink: bool) -> tuple[list[RealPage], Path | None]:
+    """The real pages of ``corpus`` (a ``corpus_dir``) and flink's site folder (None
+    without flink), unpacked under ``work``/corpus."""
+    pages_dir, flink_dir = unpack_corpus(corpus, work / "corpus", flink)
+    return real_pages(pages_dir), flink_dir
+
+
 def load_web(params: WebParams, corpus: Path | None, work: Path) -> Web:
     """Unpack the corpus under ``work`` and build the web (no counting)."""
-    pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus, params.flink), work / "corpus", params.flink)
-    return build_web(real_pages(pages_dir), flink_dir, params)
+    return build_web(*corpus_pages(corpus_dir(corpus, params.flink), work, params.flink), params)
 
 
 def load_counted_web(params: WebParams, corpus: Path | None, work: Path, workers: int = 1) -> tuple[Web, dict[str, Any]]:
     """Unpack the corpus under ``work``, build the web and count it (``build_counted_web``;
     the count cache is ``work``/true-counts.json)."""
-    pages_dir, flink_dir = unpack_corpus(corpus_dir(corpus, params.flink), work / "corpus", params.flink)
-    return build_counted_web(real_pages(pages_dir), flink_dir, params, work / "true-counts.json", workers)
+    pages, flink_dir = corpus_pages(corpus_dir(corpus, params.flink), work, params.flink)
+    return build_counted_web(pages, flink_dir, params, work / "true-counts.json", workers)
 
 
 def served_hosts(web: Web) -> set[str]:
