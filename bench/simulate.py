@@ -29,8 +29,10 @@ showed, see ``bench/README.md``):
   ``per_host`` downloading from one host at a time; the engine asks for a request
   only while the scraper holds less than 5 MB of responses
   (``SCRAPER_SLOT_MAX_ACTIVE_SIZE``), and the scheduler gives one only while fewer
-  than ``max_unscored`` (32, ``SPITAG_MAX_UNSCORED``) pages are downloading, waiting
-  or being parsed, popping only when half that fits; it serves a buffer of popped
+  pages than its limit are downloading, waiting or being parsed, popping only when
+  half that fits: ``spitag.pace.UnscoredLimit`` itself, fed with the simulated
+  answers (``max_backlog`` 16, ``SPITAG_MAX_BACKLOG``, within the cap ``max_unscored``
+  64, ``SPITAG_MAX_UNSCORED`` = 2 × CONCURRENT_REQUESTS); it serves a buffer of popped
   entries and pops again (after writing its buffered pushes) when it is empty, and
   also writes pushes and learnt scores every 0.2 s. A download takes
   ``latency`` (the bodies come from 127.0.0.1); the server logs it when it answers
@@ -84,6 +86,7 @@ from bench.webgen import (
     page_links,
 )
 from spitag.frontier.base import host_rank
+from spitag.pace import UnscoredLimit
 from spitag.scoring import Parent, Strategy, host_posterior, strategy_from_settings
 
 DEFAULT_WORK = Path(os.environ.get("TMPDIR", "/tmp")) / "spitag-bench"
@@ -228,9 +231,10 @@ class SimConfig:
     per_host: int = 4  # CONCURRENT_REQUESTS_PER_DOMAIN: pop limit and download slots
     pop_batch: int = 16  # SPITAG_POP_BATCH
     scraper_bytes: int = 5_000_000  # SCRAPER_SLOT_MAX_ACTIVE_SIZE
-    max_unscored: int = 32  # SPITAG_MAX_UNSCORED: downloading + waiting + parsing (0: no limit)
+    max_unscored: int = 64  # SPITAG_MAX_UNSCORED (2 × CONCURRENT_REQUESTS): downloading + waiting + parsing (0: no limit)
+    max_backlog: int = 16  # SPITAG_MAX_BACKLOG: the limit adapts below the cap (spitag.pace; 0: the cap, fixed)
     cpus: int = 2  # pages parsed at once (SPITAG_EXTRACT_PROCESSES: one per core, 2 here)
-    min_pop: int = 0  # pop only when this many fit under max_unscored (0: half of it, as the scheduler)
+    min_pop: int = 0  # pop only when this many fit under the limit (0: half of it, as the scheduler)
     latency: float = 0.004  # seconds to the server's answer
     bandwidth: float = 0.0  # bytes / second after the answer (0: instant; local, the CPU is the bottleneck)
     parse_base: float = 0.008  # seconds of CPU per page
@@ -399,6 +403,7 @@ def simulate(
         ranker = "posterior" if getattr(strategy, "host_ranking", "blend") == "posterior" else "current"
     frontier = Frontier(RANKERS[ranker], k, learns)
     rng = random.Random(cfg.jitter_seed)
+    unscored = UnscoredLimit(cfg.max_unscored, cfg.max_backlog)
 
     def jit(x: float) -> float:
         return x * (1.0 + cfg.jitter * (2 * rng.random() - 1)) if cfg.jitter else x
@@ -443,16 +448,13 @@ def simulate(
             frontier.learn(learnt)
             learnt.clear()
 
-    def room() -> int:
-        if not cfg.max_unscored:
-            return cfg.pop_batch
-        return cfg.max_unscored - in_downloader - len(scraper) - cpu_busy
-
     def next_request() -> Fetch | None:
         if not ready:
             flush()
-            want = min(cfg.pop_batch, room())
-            if want < min(cfg.pop_batch, cfg.min_pop or max(cfg.max_unscored // 2, 1)):
+            cap = unscored.limit()
+            room = cap - in_downloader - len(scraper) - cpu_busy if cap else cfg.pop_batch
+            want = min(cfg.pop_batch, room)
+            if want < min(cfg.pop_batch, cfg.min_pop or max(cap // 2, 1)):
                 return None  # held back (the scheduler's SPITAG_MAX_UNSCORED)
             popped = frontier.pop(want, cfg.per_host)
             if not popped:
@@ -465,7 +467,7 @@ def simulate(
         host_active[f.host] = host_active.get(f.host, 0) + 1
         size = graph.size[f.url] if isinstance(f.url, int) else 600
         answer = t + jit(cfg.latency)
-        at(answer, "answer", f)
+        at(answer, "answer", (f, t))
         at(answer + (size / cfg.bandwidth if cfg.bandwidth else 0.0), "downloaded", (f, size))
 
     def engine(t: float) -> None:
@@ -524,7 +526,8 @@ def simulate(
                 at(now + cfg.flush_interval, "flush")
             continue
         if kind == "answer":
-            f = payload
+            f, started = payload
+            unscored.answered(now, now - started)
             if isinstance(f.url, int):
                 if f.url not in fetched_ids:
                     fetched_ids.add(f.url)

@@ -143,11 +143,16 @@ SPITAG_LEASE_SECONDS = _env("SPITAG_LEASE_SECONDS", "60")
 SPITAG_POP_BATCH = _env("SPITAG_POP_BATCH", "16")
 # At most this many pages between being requested and being scored: downloading, or
 # downloaded and waiting to be profiled (Scrapy's CONCURRENT_REQUESTS counts only the
-# downloads). When pages come faster than they are profiled, what is requested next is
-# then chosen with the scores of pages fetched a few dozen pages ago at most (Scrapy
-# alone lets 5 MB of pages wait: ~35 real pages, on top of the downloads). Empty:
-# twice CONCURRENT_REQUESTS; 0: no limit (then only SCRAPER_SLOT_MAX_ACTIVE_SIZE).
+# downloads). Empty: twice CONCURRENT_REQUESTS; 0: no limit (then only
+# SCRAPER_SLOT_MAX_ACTIVE_SIZE: Scrapy alone lets 5 MB of pages wait, ~35 real pages).
 SPITAG_MAX_UNSCORED = _env("SPITAG_MAX_UNSCORED", "")
+# Within that cap, the limit adapts (spitag.pace): this many pages may wait for the
+# profile pool, plus twice the downloads that keep it fed (answers per second × seconds
+# a download takes). When pages come faster than they are profiled (a local web, a
+# busy machine), the next pages are then chosen with the scores of all but the last
+# twenty; when the network is the slow part, the downloads grow to the cap. 0: the cap
+# alone, fixed.
+SPITAG_MAX_BACKLOG = _env("SPITAG_MAX_BACKLOG", "16")
 # spitag: k of the host rank (S + k·best) / (n + k) — how many pages the best waiting
 # link's promise is worth against the n pages of the host fetched (score sum S). ≥ 0.
 SPITAG_HOST_K = _env("SPITAG_HOST_K", "0.25")

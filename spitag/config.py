@@ -39,6 +39,7 @@ class CrawlConfig:
     lease_seconds: float
     pop_batch: int
     max_unscored: int
+    max_backlog: int
     host_weight: float
     host_prior: float
     host_k: float
@@ -65,6 +66,7 @@ class CrawlConfig:
             lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
             pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
             max_unscored=_max_unscored(settings),
+            max_backlog=_number(settings, "SPITAG_MAX_BACKLOG", int, minimum=0),
             host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
             host_prior=_number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
             host_k=_number(settings, "SPITAG_HOST_K", float, minimum=0.0, maximum=1e9),

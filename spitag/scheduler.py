@@ -34,6 +34,7 @@ from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting
 from spitag.recrawl import RecrawlPolicy, plan_recrawl
 from spitag.signals import batch_stored, frontier_opened, url_settled
@@ -67,10 +68,8 @@ class FrontierScheduler(BaseScheduler):
         self.recrawl = RecrawlPolicy.from_settings(settings)
         self.lease_seconds = config.lease_seconds
         self.pop_batch = config.pop_batch
-        self.max_unscored = config.max_unscored  # 0: no limit
-        # pops wait for room for a few pages at a time: one pop per page would cost a
-        # frontier query (a Redis round trip) per page
-        self.min_pop = max(self.max_unscored // 2, 1)
+        # SPITAG_MAX_UNSCORED, adapted to what keeps the profile pool fed (spitag.pace)
+        self.unscored = UnscoredLimit(config.max_unscored, config.max_backlog)
         self.politeness = Politeness(
             delay=host_delay_setting(settings),
             per_host=max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1),
@@ -156,6 +155,7 @@ class FrontierScheduler(BaseScheduler):
         signals_.connect(self._on_batch_stored, signal=batch_stored)
         signals_.connect(self._on_url_settled, signal=url_settled)
         signals_.connect(self._on_item_scraped, signal=signals.item_scraped)
+        signals_.connect(self._on_response, signal=signals.response_received)
         for interval, work in (
             (PUSH_INTERVAL, self._flush),
             (max(self.lease_seconds / 3, 0.5), self._renew),
@@ -235,8 +235,14 @@ class FrontierScheduler(BaseScheduler):
             return self.retries.popleft()
         if not self.ready:
             want = self.pop_batch if self.budget_left is None else min(self.pop_batch, self.budget_left)
-            room = self._room()
-            if 0 < want and room < min(want, self.min_pop):
+            limit = self.unscored.limit()
+            if limit:
+                self.stats.min_value("spitag/frontier/unscored_limit_min", limit)
+                self.stats.max_value("spitag/frontier/unscored_limit_max", limit)
+            room = self._room(limit)
+            # pops wait for room for half the limit: one pop per page would cost a
+            # frontier query (a Redis round trip) per page
+            if 0 < want and room < min(want, max(limit // 2, 1)):
                 self._hold_back()  # (before the flush: that would be a write per call)
                 return None
             self._guarded(self._flush)
@@ -257,12 +263,12 @@ class FrontierScheduler(BaseScheduler):
                 self.budget_left -= len(popped)
         return self._request(self.ready.popleft())
 
-    def _room(self) -> int:
-        """How many more pages may be requested now under SPITAG_MAX_UNSCORED: pages
+    def _room(self, limit: int) -> int:
+        """How many more pages may be requested now under the unscored ``limit``: pages
         downloading or downloaded and not yet through the spider (profile, score) count.
         Popping no more than that keeps the choice of the next pages as late as it can
         be, with the scores of every page fetched before."""
-        if not self.max_unscored:
+        if not limit:
             return self.pop_batch
         engine = getattr(self.crawler, "engine", None)
         downloader = getattr(engine, "downloader", None)
@@ -270,7 +276,7 @@ class FrontierScheduler(BaseScheduler):
         if downloader is None or scraper_slot is None:
             return self.pop_batch
         unscored = len(downloader.active) + len(scraper_slot.active)
-        return self.max_unscored - unscored
+        return limit - unscored
 
     def _hold_back(self) -> None:
         """No room. Scrapy asks again when a page has been through the spider; the timer
@@ -383,6 +389,11 @@ class FrontierScheduler(BaseScheduler):
 
     def _on_url_settled(self, url: str, spider: Spider | None = None) -> None:
         self._ack([url])
+
+    def _on_response(self, response: Any, request: Any = None, spider: Any = None) -> None:
+        latency = request.meta.get("download_latency") if request is not None else None
+        if latency is not None:
+            self.unscored.answered(time.monotonic(), float(latency))
 
     def _on_item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
         if self.host_weight > 0 and item.get("semantic") is not None and item.get("md5dia"):

@@ -1,0 +1,64 @@
+"""How many pages may be between request and score: as many as keep the profile pool
+fed, and no more, so that the next pages are chosen with the freshest scores.
+
+A page requested is a choice made with the scores known at that moment. When pages
+come faster than they are profiled (a local web; a real one on a busy machine), every
+page waiting to be profiled is a choice made blind to it, and waiting pages add no
+throughput: the CPU is busy anyway. On a real web the downloads are the slow part and
+the crawl needs many of them in flight. ``UnscoredLimit`` tells the two apart with
+Little's law: the downloads needed in flight are the pages answered per second times
+the seconds a download takes. The limit is a backlog of ``SPITAG_MAX_BACKLOG`` pages
+for the profile pool plus twice those downloads (room to grow, so a crawl held by the
+network doubles its downloads each window until ``SPITAG_MAX_UNSCORED`` caps them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+WINDOW = 32  # the last answers the rate and latency are measured over
+
+
+class UnscoredLimit:
+    """The scheduler's limit on pages requested and not yet scored (downloading, or
+    downloaded and waiting for the spider), from the pages answered so far.
+
+    ``max_unscored`` is the cap (0: no limit at all); ``max_backlog`` the pages allowed
+    to wait for the profile pool (0: the cap alone, not adapted). Until ``WINDOW`` / 2
+    answers are seen, the cap.
+    """
+
+    def __init__(self, max_unscored: int, max_backlog: int, window: int = WINDOW) -> None:
+        self.max_unscored = max_unscored
+        self.max_backlog = max_backlog
+        self.answers: deque[tuple[float, float]] = deque(maxlen=window)  # (when, latency)
+        self.latency_sum = 0.0
+
+    def answered(self, now: float, latency: float) -> None:
+        """One download answered at ``now`` (monotonic seconds) after ``latency`` seconds."""
+        if len(self.answers) == self.answers.maxlen:
+            self.latency_sum -= self.answers[0][1]
+        latency = max(latency, 0.0)
+        self.answers.append((now, latency))
+        self.latency_sum += latency
+
+    def downloads_needed(self) -> float | None:
+        """Little's law over the window: answers per second × mean seconds per
+        download (None until the window is half full, or when it spans no time)."""
+        n = len(self.answers)
+        if n < max(self.answers.maxlen // 2, 2):
+            return None
+        span = self.answers[-1][0] - self.answers[0][0]
+        if span <= 0:
+            return None
+        return (n - 1) / span * (self.latency_sum / n)
+
+    def limit(self) -> int:
+        """Pages that may be unscored now (0: no limit)."""
+        if not self.max_unscored or not self.max_backlog:
+            return self.max_unscored
+        needed = self.downloads_needed()
+        if needed is None:
+            return self.max_unscored
+        return min(self.max_unscored, self.max_backlog + 1 + math.ceil(2 * needed))
