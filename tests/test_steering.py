@@ -88,6 +88,49 @@ def test_traps_are_bounded_and_a_large_ordinary_site_is_crawled_whole(tmp_path: 
     assert "'spitag/filtered/trap_chain'" in stats and "'spitag/filtered/trap_repeat'" in stats
 
 
+def _alike_site(pages: int, links: int, seed: int = 7) -> tuple[DictSite, dict[str, int]]:
+    """A site whose pages all score alike, each linking ``links`` random others of it
+    (many paths to every page, most of them long); and the shortest depth of every
+    path reachable from /."""
+    import random
+
+    rng = random.Random(seed)
+    site = DictSite()
+    out = {i: rng.sample(range(1, pages), links) for i in range(pages)}
+    for i, targets in out.items():
+        body = "".join(f'<a href="/a/{t}.html">a {t}</a> ' for t in targets)
+        response = Response.html(
+            f'<html><head><title>A {i}</title><meta property="og:title" content="A"></head>'
+            f"<body>{body}</body></html>"
+        )
+        site.add("/" if i == 0 else f"/a/{i}.html", response)
+    depth, todo = {0: 0}, [0]
+    for i in todo:  # breadth-first: todo grows as it is read
+        for t in out[i]:
+            if t not in depth:
+                depth[t] = depth[i] + 1
+                todo.append(t)
+    return site, {("/" if i == 0 else f"/a/{i}.html"): d for i, d in depth.items()}
+
+
+def test_a_site_of_alike_pages_is_crawled_shallowest_first_and_whole(tmp_path: Path) -> None:
+    """The default strategy on pages that all score alike: ties go to the shallowest
+    link (spitag.scoring.depth_discount), so paths stay short and a tight trap guard
+    (a shape may go 5 layers below its first depth; the deepest page is 4 below)
+    drops none of the pages, only some of the longer paths to them. With DEPTH_TIE = 0
+    the ties go depth-first: pages were fetched 10–11 layers deep (the shortest paths
+    are 5 at most), and pages were lost to ``trap_chain`` in some runs."""
+    site, shortest = _alike_site(300, 6)
+    with WebServer() as server:
+        server.add_site("alike.test", site)
+        crawl(tmp_path, server, "http://alike.test/", "SPITAG_TRAP_MAX_CHAIN=5",
+              "CONCURRENT_REQUESTS_PER_DOMAIN=8")
+        got = fetched(server, "alike.test")
+    assert set(got) == set(shortest) and len(shortest) > 250
+    items = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert max(item["depth"] for item in items) <= max(shortest.values()) + 1
+
+
 def test_robots_directives_and_nofollow_links(tmp_path: Path) -> None:
     site = DictSite()
     site.add("/", Response.html(
