@@ -183,7 +183,7 @@ def depth_discount(depth: int) -> float:
     """``1 / (1 + DEPTH_TIE · depth)``: of two links promising the same score, the
     shallower one first. Without it the frontier's ties go to the URL inserted last, and
     on a site whose pages all score alike a best-first crawl runs depth-first: its
-    paths grow hundreds of layers deep, and the trap guard (``trap_chain``, a URL shape
+    paths grow dozens of layers deep, and the trap guard (``trap_chain``, a URL shape
     seen far below its first depth) then drops ordinary pages. 1e-5 a layer is above
     the Redis frontier's priority resolution (4.8e-7) and below any difference of
     scores that matters (0.1 % at depth 100)."""
