@@ -505,12 +505,12 @@ def simulate(
         parent = Parent(url=graph.urls[i], depth=f.depth, priority=f.priority, score=score, outlinks=n_out)
         combine = strategy.combine
         for j in outs:
-            prio = strategy.contribution(parent, graph.urls[j])
+            prio = strategy.priority(parent, graph.urls[j])
             if j not in depth_of:
                 depth_of[j] = f.depth + 1
             pending.append(((j, graph.host[j], prio), combine))
         for u in dead:
-            prio = strategy.contribution(parent, u)
+            prio = strategy.priority(parent, u)
             if u not in depth_of:
                 depth_of[u] = f.depth + 1
             pending.append(((u, urlsplit(u).hostname or "", prio), combine))

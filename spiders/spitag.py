@@ -216,7 +216,7 @@ class SpitagSpider(scrapy.Spider):
                 yield self.make_request(
                     url,
                     depth=depth + 1,
-                    priority=self.strategy.contribution(parent, url),
+                    priority=self.strategy.priority(parent, url),
                     reason=reason,
                 )
 

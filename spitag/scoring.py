@@ -58,6 +58,10 @@ class Strategy(ABC):
     # How the frontier ranks hosts when learns_hosts: "blend" (host_rank's σ blend, the
     # first spitag) or "posterior" (host_posterior below, SiteLearning).
     host_ranking: ClassVar[str] = "blend"
+    # Equal contributions go shallowest first (``depth_discount``; positive ones): set by the max-combined
+    # strategies whose estimates tie often. Not by ``bfs`` (its priority is the depth) nor
+    # by the cash strategies (a discounted cash would compound along every path).
+    ties_shallowest: ClassVar[bool] = False
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> Strategy:
@@ -70,6 +74,12 @@ class Strategy(ABC):
     @abstractmethod
     def contribution(self, parent: Parent, url: str) -> float:
         """What ``parent`` adds to the priority of its outlink ``url``."""
+
+    def priority(self, parent: Parent, url: str) -> float:
+        """The priority pushed for the outlink ``url`` of ``parent``: its contribution,
+        times ``depth_discount`` of the link's depth when ``ties_shallowest``."""
+        value = self.contribution(parent, url)
+        return value * depth_discount(parent.depth + 1) if self.ties_shallowest else value
 
     def reason(self, parent: Parent) -> dict[str, Any]:
         """Why an outlink got its priority: stored with the item, shown by reports."""
@@ -107,10 +117,12 @@ class Importance(Strategy):
     ``FACTOR · min(outlinks / MAX_LINK_NUM, 1) + (1 − FACTOR) · 1 / slashes``,
     ``outlinks`` = links on the page that holds the link, ``slashes`` = number of ``/`` in
     the outlink's path (its depth in the site, at least 1). ``SPITAG_IMPORTANCE_FACTOR``,
-    ``SPITAG_MAX_LINK_NUM``."""
+    ``SPITAG_MAX_LINK_NUM``. Links of one slash count from link-rich pages all tie, so
+    ties go shallowest first (``ties_shallowest``)."""
 
     name = "importance"
     combine = "max"
+    ties_shallowest = True  # the formula ties whole layers (same slashes, link-rich parents)
 
     def __init__(self, factor: float = 0.5, max_link_num: int = 100) -> None:
         if not 0.0 <= factor <= 1.0:
@@ -275,14 +287,15 @@ class SiteLearning(SpiTag):
 
     The strategy learns from the parents it scores (each parent page once, when its
     first outlink is scored): one worker's view, enough for the estimates above.
-    Each estimate is multiplied by ``depth_discount`` of the link's depth, so that
-    equal estimates go shallowest first (breadth-first within a site of alike pages).
+    Equal estimates go shallowest first (``ties_shallowest``: breadth-first within a
+    site of alike pages).
     """
 
     name = "spitag"
     combine = "max"
     learns_hosts = True
     host_ranking = "posterior"
+    ties_shallowest = True  # the pages of a site of alike pages all tie
 
     def __init__(
         self,
@@ -361,9 +374,6 @@ class SiteLearning(SpiTag):
         return self._index
 
     def contribution(self, parent: Parent, url: str) -> float:
-        return self.expected_score(parent, url) * depth_discount(parent.depth + 1)
-
-    def expected_score(self, parent: Parent, url: str) -> float:
         """The score the outlink's page is expected to have (the cases above)."""
         parent_host = _host(parent.url)
         if parent.url != self._last_parent:

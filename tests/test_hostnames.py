@@ -74,10 +74,10 @@ def test_site_learning_uses_the_names() -> None:
     assert g == pytest.approx(52.5)  # r = 1: the mean of the site means
     last = parent("http://www.firma5.de/", 5.0)
     # names off: every unseen host is worth g
-    assert off.expected_score(last, "http://new.wordpress.com/") == pytest.approx(g)
+    assert off.contribution(last, "http://new.wordpress.com/") == pytest.approx(g)
     # names on: g · e^(2·d), d the model's deviation
-    rich = on.expected_score(last, "http://new.wordpress.com/")
-    poor = on.expected_score(last, "http://www.firma-neu.de/")
+    rich = on.contribution(last, "http://new.wordpress.com/")
+    poor = on.contribution(last, "http://www.firma-neu.de/")
     assert rich == pytest.approx(g * math.exp(2 * on.names.deviation("new.wordpress.com")))
     assert poor < g < rich
 

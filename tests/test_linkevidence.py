@@ -145,9 +145,9 @@ def test_site_learning_uses_the_links() -> None:
             s.contribution(parent(f"http://b{k}.test/", value), "http://elsewhere.test/")
     g = off.explore_value()
     last = parent("http://b19.test/", 11.0)
-    assert off.expected_score(last, "http://fresh.test/") == pytest.approx(g)
-    rich = on.expected_score(parent("http://b17.test/", 51.0), "http://rich.test/")
-    poor = on.expected_score(parent("http://b18.test/", 1.0), "http://poor.test/")
+    assert off.contribution(last, "http://fresh.test/") == pytest.approx(g)
+    rich = on.contribution(parent("http://b17.test/", 51.0), "http://rich.test/")
+    poor = on.contribution(parent("http://b18.test/", 1.0), "http://poor.test/")
     assert on.links.n == 20 and on.links.coef[0] > 0.8  # 1, shrunk by the ridge
     assert rich == pytest.approx(g * math.exp(on.links.deviation("rich.test")))
     assert poor < g < rich

@@ -66,15 +66,15 @@ def test_site_learning_contributions() -> None:
     assert s.combine == "max" and s.learns_hosts
     p = parent("http://a.test/", score=30.0)
     # same host: the parent's own score
-    assert s.expected_score(p, "http://a.test/x") == 30.0
+    assert s.contribution(p, "http://a.test/x") == 30.0
     # unseen host: the Gittins index of the sites seen so far (one site, 30) = 30
-    assert s.expected_score(p, "http://b.test/") == pytest.approx(30.0)
+    assert s.contribution(p, "http://b.test/") == pytest.approx(30.0)
     # a page of b (score 90) is parsed: b is known, its mean is what a link to it is worth
     q = parent("http://b.test/", score=90.0)
-    assert s.expected_score(q, "http://a.test/y") == 30.0  # a is known: its mean
-    assert s.expected_score(q, "http://b.test/z") == 90.0
+    assert s.contribution(q, "http://a.test/y") == 30.0  # a is known: its mean
+    assert s.contribution(q, "http://b.test/z") == 90.0
     # unseen c: sites a (30) and b (90), r = 2: μ = 60, g = (60 + 90/2) / (1 + 1/2) = 70
-    assert s.expected_score(q, "http://c.test/") == pytest.approx(70.0)
+    assert s.contribution(q, "http://c.test/") == pytest.approx(70.0)
     # each parent is learnt once, whatever the number of its outlinks
     assert s.sites == {"a.test": [30.0, 1], "b.test": [90.0, 1]}
 
@@ -84,23 +84,36 @@ def test_equal_estimates_go_shallowest_first() -> None:
     s = SiteLearning(explore_pages=2, homophily=0.0)
     shallow = parent("http://a.test/", score=30.0, depth=1)
     deep = parent("http://a.test/deep", score=30.0, depth=40)
-    assert s.contribution(shallow, "http://a.test/x") == 30.0 * depth_discount(2) == 30.0 / (1 + 2e-5)
-    assert s.contribution(deep, "http://a.test/y") == pytest.approx(30.0 / (1 + 41e-5))
-    assert s.contribution(deep, "http://a.test/y") < s.contribution(shallow, "http://a.test/x")
+    assert s.contribution(shallow, "http://a.test/x") == s.contribution(deep, "http://a.test/y") == 30.0
+    assert s.priority(shallow, "http://a.test/x") == 30.0 * depth_discount(2) == 30.0 / (1 + 2e-5)
+    assert s.priority(deep, "http://a.test/y") == pytest.approx(30.0 / (1 + 41e-5))
+    assert s.priority(deep, "http://a.test/y") < s.priority(shallow, "http://a.test/x")
     # a better estimate still wins at any depth: 0.1 % at depth 100
     richer = parent("http://a.test/rich", score=30.1, depth=100)
-    assert s.contribution(richer, "http://a.test/z") > s.contribution(shallow, "http://a.test/x")
+    assert s.priority(richer, "http://a.test/z") > s.priority(shallow, "http://a.test/x")
     assert depth_discount(0) == 1.0 and depth_discount(-3) == 1.0
+
+
+@pytest.mark.parametrize("name, discounted", [
+    ("spitag", True), ("importance", True), ("bfs", False), ("opic", False), ("spitag-legacy", False),
+])
+def test_which_strategies_break_ties_by_depth(name: str, discounted: bool) -> None:
+    """Max-combined estimates that tie get the discount; bfs (already its depth) and the
+    cash strategies (whose discount would compound through parent.priority) do not."""
+    s = strategy_from_settings(settings(SPITAG_STRATEGY=name))
+    p = parent("http://a.test/", score=30.0, depth=9, priority=0.5, outlinks=4)
+    raw = s.contribution(p, "http://a.test/x/y")
+    assert s.priority(p, "http://a.test/x/y") == pytest.approx(raw / (1 + 10e-5) if discounted else raw, rel=1e-12)
 
 
 def test_site_learning_homophily() -> None:
     s = SiteLearning(explore_pages=1, homophily=0.5)
     p = parent("http://a.test/", score=50.0)
     # g = 50 (one site); β = 0.5: 50 + 0.5 · (50 − 50) = 50
-    assert s.expected_score(p, "http://new.test/") == pytest.approx(50.0)
+    assert s.contribution(p, "http://new.test/") == pytest.approx(50.0)
     q = parent("http://b.test/", score=10.0)
     # g = mean(50, 10) = 30; 30 + 0.5 · (10 − 30) = 20
-    assert s.expected_score(q, "http://other.test/") == pytest.approx(20.0)
+    assert s.contribution(q, "http://other.test/") == pytest.approx(20.0)
 
 
 def test_settings_and_names() -> None:

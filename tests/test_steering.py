@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
+
 from tests.support.sites import tree_paths, tree_site
 from tests.support.webserver import DictSite, Response, WebServer
 
@@ -113,18 +115,21 @@ def _alike_site(pages: int, links: int, seed: int = 7) -> tuple[DictSite, dict[s
     return site, {("/" if i == 0 else f"/a/{i}.html"): d for i, d in depth.items()}
 
 
-def test_a_site_of_alike_pages_is_crawled_shallowest_first_and_whole(tmp_path: Path) -> None:
-    """The default strategy on pages that all score alike: ties go to the shallowest
-    link (spitag.scoring.depth_discount), so paths stay short and a tight trap guard
-    (a shape may go 5 layers below its first depth; the deepest page is 4 below)
-    drops none of the pages, only some of the longer paths to them. With DEPTH_TIE = 0
-    the ties go depth-first: pages were fetched 10–11 layers deep (the shortest paths
-    are 5 at most), and pages were lost to ``trap_chain`` in some runs."""
+@pytest.mark.parametrize("strategy", ["spitag", "importance"])
+def test_a_site_of_alike_pages_is_crawled_shallowest_first_and_whole(tmp_path: Path, strategy: str) -> None:
+    """A best-first strategy on pages whose links all get one priority: ties go to the
+    shallowest link (``Strategy.ties_shallowest``, spitag.scoring.depth_discount), so
+    paths stay short and a tight trap guard (a shape may go 5 layers below its first
+    depth; the deepest page is 4 below) drops none of the pages, only some of the longer
+    paths to them. With DEPTH_TIE = 0 the ties go depth-first: ``spitag`` fetched pages
+    10–11 layers deep (the shortest paths are 5 at most) and lost pages to
+    ``trap_chain`` in some runs; ``importance`` (all links /a/N.html, one slash count)
+    lost a page in 3 runs of 4."""
     site, shortest = _alike_site(300, 6)
     with WebServer() as server:
         server.add_site("alike.test", site)
         crawl(tmp_path, server, "http://alike.test/", "SPITAG_TRAP_MAX_CHAIN=5",
-              "CONCURRENT_REQUESTS_PER_DOMAIN=8")
+              "CONCURRENT_REQUESTS_PER_DOMAIN=8", f"SPITAG_STRATEGY={strategy}")
         got = fetched(server, "alike.test")
     assert set(got) == set(shortest) and len(shortest) > 250
     items = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
