@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -211,14 +212,20 @@ class SpitagSpider(scrapy.Spider):
         reason = self.strategy.reason(parent)
         if item["robots"] and "nofollow" in item["robots"]:
             self.stats.inc_value("spitag/robots/nofollow")
+        filtered: Counter[str] = Counter()  # most links are: one stats call a reason, not a link
         for url in item["links"]:
-            if self._may_follow(url, depth + 1):
-                yield self.make_request(
-                    url,
-                    depth=depth + 1,
-                    priority=self.strategy.priority(parent, url),
-                    reason=reason,
-                )
+            why = self.filter.reason(url, depth + 1)
+            if why is not None:
+                filtered[why] += 1
+                continue
+            yield self.make_request(
+                url,
+                depth=depth + 1,
+                priority=self.strategy.priority(parent, url),
+                reason=reason,
+            )
+        for why, count in filtered.items():
+            self.stats.inc_value(f"spitag/filtered/{why}", count)
 
     def _bytes_received(self, data: bytes, request: scrapy.Request, **_: Any) -> None:
         """Cut a body at SPITAG_MAX_PAGE_SIZE: the page arrives truncated (and flagged),

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.support.crawl import parse_stats
 from tests.support.sites import tree_paths, tree_site
 from tests.support.webserver import DictSite, Response, WebServer
 
@@ -171,9 +172,11 @@ def test_depth_and_host_limits(tmp_path: Path) -> None:
     with WebServer() as server:
         server.add_site("deep.test", tree_site(200, fanout=4))
         server.add_site("wide.test", tree_site(200, fanout=50))
-        crawl(tmp_path, server, "http://deep.test/", "SPITAG_MAX_DEPTH=2", crawl_name="d")
+        run = crawl(tmp_path, server, "http://deep.test/", "SPITAG_MAX_DEPTH=2", crawl_name="d")
         crawl(tmp_path, server, "http://wide.test/", "SPITAG_MAX_PAGES_PER_HOST=10", crawl_name="w")
         deep, wide = fetched(server, "deep.test"), fetched(server, "wide.test")
+    # every link of layer 2 is one too deep: 16 pages × (4 children + the home link)
+    assert int(parse_stats(run.stderr)["spitag/filtered/depth"]) == 16 * 5
     assert set(deep) == {"/"} | {f"/p/{i}.html" for i in range(1, 21)}  # layers 0, 1, 2
     assert len(wide) == 11  # the seed, then 10 more scheduled
 
