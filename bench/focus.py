@@ -22,6 +22,10 @@ Measures, per K (100, 300, 1000):
 Also, from each crawl's store, semantic items per depth (sum, mean, max), the thesis'
 figures; and how often the crawler's own counts agree with the true ones.
 
+``--redis-workers N``: every crawl is N workers at once on one Redis frontier (a
+redis-server started for the benchmark on 127.0.0.1), each with its own store and an
+N-th of the page budget: does the focus survive the scale-out?
+
 Settings that differ from the project's defaults, and why: ``ROBOTSTXT_OBEY=False``
 (the generated sites have no robots.txt; with it on, every host costs one extra 404
 request, the same for all strategies, and nothing is learnt), ``SPITAG_SCOPE=any``
@@ -32,6 +36,7 @@ would store ~600 MB). Concurrency and every scoring knob stay at their defaults.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -51,6 +56,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from bench.webgen import FLINK_HOST, Web, WebParams, load_counted_web, verify_sample  # noqa: E402
+from tests.support.redisserver import RedisServer  # noqa: E402
 from tests.support.webserver import DictSite, LogEntry, WebServer  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -167,6 +173,30 @@ def per_depth(store: Path, crawl: str) -> dict[int, dict[str, float]]:
     }
 
 
+def merge_depths(parts: Sequence[dict[int, dict[str, float]]]) -> dict[int, dict[str, float]]:
+    """``per_depth`` of several stores (the workers of one crawl) as one."""
+    out: dict[int, dict[str, float]] = {}
+    for part in parts:
+        for d, r in part.items():
+            m = out.setdefault(d, {"n": 0, "sum": 0, "max": 0})
+            m["n"] += r["n"]
+            m["sum"] += r["sum"]
+            m["max"] = max(m["max"], r["max"])
+    for m in out.values():
+        m["mean"] = m["sum"] / m["n"]
+    return dict(sorted(out.items()))
+
+
+def merge_agreements(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``agreement`` of several stores as one."""
+    out: dict[str, Any] = {"same": 0, "differ": 0, "unknown": 0, "examples": []}
+    for part in parts:
+        for key in ("same", "differ", "unknown"):
+            out[key] += part[key]
+        out["examples"] = (out["examples"] + part["examples"])[:10]
+    return out
+
+
 def agreement(store: Path, crawl: str, web: Web) -> dict[str, Any]:
     """How often the crawler's stored total equals the true count of the same URL."""
     same = differ = unknown = 0
@@ -194,15 +224,21 @@ def agreement(store: Path, crawl: str, web: Web) -> dict[str, Any]:
 
 
 def crawl_command(seeds: Sequence[str], name: str, strategy: str, budget: int, folder: Path,
-                  extra: Sequence[str] = ()) -> list[str]:
-    """The crawl; ``extra`` are more ``NAME=VALUE`` settings (``--set``), given last."""
+                  extra: Sequence[str] = (), frontier: str | None = None,
+                  worker: int | None = None) -> list[str]:
+    """The crawl; ``extra`` are more ``NAME=VALUE`` settings (``--set``), given last.
+    ``frontier`` None: an embedded SQLite frontier in ``folder``; else its URL (one
+    Redis for every worker of the crawl), and ``worker`` names the worker's own store
+    and items files."""
+    tag = "" if worker is None else f"-w{worker}"
+    frontier = frontier or f"sqlite:///{folder / 'frontier.db'}"
     return [
         sys.executable, "-m", "scrapy", "crawl", "spitag",
         "-a", f"seeds={','.join(seeds)}", "-a", f"crawl={name}",
-        "-O", str(folder / "items.jsonl"),
+        "-O", str(folder / f"items{tag}.jsonl"),
         "-s", f"SPITAG_STRATEGY={strategy}",
-        "-s", f"SPITAG_STORE=sqlite:///{folder / 'store.db'}",
-        "-s", f"SPITAG_FRONTIER=sqlite:///{folder / 'frontier.db'}",
+        "-s", f"SPITAG_STORE=sqlite:///{folder / f'store{tag}.db'}",
+        "-s", f"SPITAG_FRONTIER={frontier}",
         "-s", "SPITAG_SCOPE=any",
         "-s", "SPITAG_STORE_BODY=none",
         "-s", "ROBOTSTXT_OBEY=False",
@@ -212,37 +248,47 @@ def crawl_command(seeds: Sequence[str], name: str, strategy: str, budget: int, f
     ]
 
 
-def run_crawl(server: WebServer, cmd: list[str], folder: Path, timeout: float,
+def run_crawl(server: WebServer, cmd: list[str] | list[list[str]], folder: Path, timeout: float,
               cwd: Path = REPO_ROOT) -> dict[str, Any]:
     """One crawl as a subprocess from the repo root (``cwd``), through the server as
-    proxy; the server's log is cleared first and returned (this crawl's requests only)."""
+    proxy — or, given a list of commands, its workers, all at once; the server's log
+    is cleared first and returned (this crawl's requests only). ``returncode`` is the
+    first non-zero one of the workers (0 when all succeeded)."""
+    cmds = cmd if cmd and isinstance(cmd[0], list) else [cmd]
     folder.mkdir(parents=True, exist_ok=True)
-    for name in ("store.db", "frontier.db", "items.jsonl"):
-        for path in folder.glob(name + "*"):
+    for pattern in ("store*.db*", "frontier.db*", "items*.jsonl"):
+        for path in folder.glob(pattern):
             path.unlink()
     env = {**os.environ, "http_proxy": server.proxy_url, "https_proxy": server.proxy_url}
     for name in ("no_proxy", "NO_PROXY", "HTTP_PROXY", "HTTPS_PROXY", "SPITAG_STORE", "SPITAG_FRONTIER", "REDIS_URL"):
         env.pop(name, None)
     server.clear_log()
     started = time.monotonic()
-    with open(folder / "crawl.log", "wb") as err:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
-        timed_out = False
+    deadline = started + timeout
+    logs = [open(folder / ("crawl.log" if len(cmds) == 1 else f"crawl-w{i}.log"), "wb") for i in range(len(cmds))]
+    procs = [subprocess.Popen(c, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+             for c, log in zip(cmds, logs)]
+    timed_out = False
+    codes = []
+    for proc in procs:
         try:
-            rc = proc.wait(timeout=timeout)
+            codes.append(proc.wait(timeout=max(deadline - time.monotonic(), 0.1)))
         except subprocess.TimeoutExpired:
             timed_out = True
             proc.send_signal(signal.SIGINT)  # graceful: what is in flight is stored
             try:
-                rc = proc.wait(timeout=60)
+                codes.append(proc.wait(timeout=60))
             except subprocess.TimeoutExpired:
                 proc.kill()
-                rc = proc.wait()
+                codes.append(proc.wait())
+    for log in logs:
+        log.close()
     seconds = time.monotonic() - started
     log = server.log
     with open(folder / "server-log.jsonl", "w") as out:
         for e in log:
             out.write(json.dumps(e._asdict()) + "\n")
+    rc = next((c for c in codes if c), 0)
     return {"returncode": rc, "timed_out": timed_out, "seconds": seconds, "log": log}
 
 
@@ -396,6 +442,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seeds", type=int, default=d.seeds, help="random generated homes among the seeds")
     p.add_argument("--no-flink", action="store_true", help="leave the flink site out")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for true counts")
+    p.add_argument("--redis-workers", type=int, default=0,
+                   help="crawl with N workers sharing one Redis frontier (a redis-server started on 127.0.0.1 "
+                   "for the benchmark), each with its own SQLite store and an N-th of the page budget; "
+                   "0: one crawler, embedded SQLite frontier")
     p.add_argument("--timeout", type=float, default=900, help="seconds before a crawl is stopped")
     p.add_argument("--crawler-repo", type=Path, default=REPO_ROOT,
                    help="checkout whose `scrapy crawl spitag` is benchmarked (cwd of the crawls)")
@@ -443,14 +493,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     crawls: list[dict[str, Any]] = []
     # Default site: 404 for all. Flink links to http://localhost:8081/ (its dashboard);
     # through the proxy a loopback name means the default site, which must not be a page.
-    with WebServer(default_site=DictSite()) as server:
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(WebServer(default_site=DictSite()))
         server.add_sites(web.sites())
+        redis_url = stack.enter_context(RedisServer()).url if args.redis_workers else None
         for run in range(args.runs):
             for strategy in strategies:
                 name = f"focus-{strategy}-r{run + 1}"
                 folder = args.out / f"run{run + 1}" / strategy
-                cmd = crawl_command(web.seeds, name, strategy, args.pages_budget, folder, args.set)
-                logger.info("crawl %s (budget %d)", name, args.pages_budget)
+                if redis_url:
+                    share = -(-args.pages_budget // args.redis_workers)
+                    cmd = [crawl_command(web.seeds, name, strategy, share, folder, args.set, redis_url, i)
+                           for i in range(args.redis_workers)]
+                else:
+                    cmd = crawl_command(web.seeds, name, strategy, args.pages_budget, folder, args.set)
+                logger.info("crawl %s (budget %d%s)", name, args.pages_budget,
+                            f", {args.redis_workers} workers on Redis" if redis_url else "")
                 got = run_crawl(server, cmd, folder, args.timeout, args.crawler_repo.resolve())
                 log = got.pop("log")
                 pages = arrival_pages(log, web.count_of)
@@ -466,9 +524,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "flink_share_first": sum(p["host"] == FLINK_HOST for p in first) / max(len(first), 1),
                     "top_hosts_first": Counter(p["host"] for p in first).most_common(8),
                 }
-                store = folder / "store.db"
-                record["per_depth"] = per_depth(store, name) if store.exists() else {}
-                record["agreement"] = agreement(store, name, web) if store.exists() else {}
+                stores = sorted(folder.glob("store*.db"))
+                record["per_depth"] = merge_depths([per_depth(p, name) for p in stores])
+                record["agreement"] = merge_agreements([agreement(p, name, web) for p in stores])
                 logger.info("  %s: %.0f s, rc %s, %d requests, %d pages 200, harvest %s",
                             name, got["seconds"], got["returncode"], len(log), len(pages),
                             ", ".join(f"@{k}={_fmt(harvest(record['counts'], k))}" for k in ks))
@@ -485,6 +543,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"web: {summary['generated_sites']} generated sites ({summary['generated_pages']} pages){flink}; "
           f"{summary['items_per_page']:.1f} true items/page on average; "
           f"seeds: {len(web.seeds)}; budget {args.pages_budget} responses per crawl; runs {args.runs}"
+          + (f"; {args.redis_workers} workers, one Redis frontier" if args.redis_workers else "")
           + (f"; extra settings {' '.join(args.set)}" if args.set else ""))
     print("harvest@K = mean true semantic items over the first K distinct pages answered 200 (server arrival order)")
     print_table(table, ks)
@@ -516,7 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "budget": args.pages_budget, "runs": args.runs, "oracle": {"counts": oracle, "urls": oracle_urls},
         "table": {s: {str(k): v for k, v in row.items()} for s, row in table.items()},
         "targets": targets, "crawls": crawls, "wall_seconds": wall,
-        "extra_settings": args.set,
+        "extra_settings": args.set, "redis_workers": args.redis_workers,
         "settings": {"ROBOTSTXT_OBEY": False, "SPITAG_SCOPE": "any", "SPITAG_STORE_BODY": "none",
                      "CLOSESPIDER_PAGECOUNT": args.pages_budget},
         "params": asdict(params),

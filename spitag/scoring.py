@@ -58,9 +58,10 @@ class Strategy(ABC):
     # How the frontier ranks hosts when learns_hosts: "blend" (host_rank's σ blend, the
     # first spitag) or "posterior" (host_posterior below, SiteLearning).
     host_ranking: ClassVar[str] = "blend"
-    # Equal contributions go shallowest first (``depth_discount``; positive ones): set by the max-combined
-    # strategies whose estimates tie often. Not by ``bfs`` (its priority is the depth) nor
-    # by the cash strategies (a discounted cash would compound along every path).
+    # Equal (positive) contributions go shallowest first (``depth_discount``): set by the
+    # max-combined strategies whose estimates tie often. Not by ``bfs`` (its priority is
+    # the depth) nor by the cash strategies (a discounted cash would compound along
+    # every path).
     ties_shallowest: ClassVar[bool] = False
 
     @classmethod
@@ -286,7 +287,8 @@ class SiteLearning(SpiTag):
     is learnt, which max-combined priorities alone could never do.
 
     The strategy learns from the parents it scores (each parent page once, when its
-    first outlink is scored): one worker's view, enough for the estimates above.
+    first outlink is scored): one worker's view (with several workers, the frontier's
+    host ranking is what sees every worker's pages).
     Equal estimates go shallowest first (``ties_shallowest``: breadth-first within a
     site of alike pages).
     """

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -355,3 +356,31 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
     (corpus / PAGES_ARCHIVE).write_bytes((tmp_path / "v2" / PAGES_ARCHIVE).read_bytes())
     web2 = load_web(TINY_OTHER, corpus, work)
     assert set(web2.site_templates) != set(web.site_templates)
+
+
+def test_focus_with_workers_on_one_redis_frontier(real_pages_dir: Path, tmp_path: Path) -> None:
+    """``--redis-workers 2``: each crawl is two workers at once on one real Redis; both
+    fetch, no page is fetched twice, and the harvest is the whole crawl's."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _pack_pages(real_pages(real_pages_dir, n=10, seed=11), corpus)
+    out, p = tmp_path / "out", TINY_OTHER
+    cmd = [sys.executable, str(REPO_ROOT / "bench" / "focus.py"), "--corpus", str(corpus), "--no-flink",
+           "--work", str(tmp_path / "work"), "--out", str(out), "--seed", str(p.seed),
+           "--size-median", str(p.size_median), "--size-max", str(p.size_max), "--seeds", str(p.seeds),
+           "--pages-budget", "30", "--k", "5,10", "--strategies", "spitag", "--workers", "1",
+           "--verify", "2", "--redis-workers", "2"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "2 workers, one Redis frontier" in done.stdout
+    result = json.loads((out / "focus.json").read_text())
+    crawl = result["crawls"][0]
+    assert crawl["returncode"] == 0 and crawl["refetched"]["urls"] == 0
+    assert result["table"]["spitag"]["10"]["harvest"] > 0
+    folder = out / "run1" / "spitag"
+    per_worker = []
+    for i in (0, 1):
+        with sqlite3.connect(folder / f"store-w{i}.db") as conn:
+            per_worker.append(conn.execute("SELECT COUNT(*) FROM url WHERE status = 200").fetchone()[0])
+    assert min(per_worker) > 0, per_worker  # both workers took pages from the shared frontier
+    assert sum(per_worker) == crawl["pages_200"] == sum(r["n"] for r in crawl["per_depth"].values())
