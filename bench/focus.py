@@ -464,6 +464,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         print(f"focus: unknown strategies {sorted(unknown)}", file=sys.stderr)
         return 2
+    if args.redis_workers < 0:
+        print(f"focus: --redis-workers must be 0 or more, not {args.redis_workers}", file=sys.stderr)
+        return 2
     params = WebParams(
         seed=args.seed, sites=args.sites, size_median=args.size_median, size_sigma=args.size_sigma,
         size_min=args.size_min, size_max=args.size_max, fanout=args.fanout, intra_links=args.intra_links,
