@@ -214,16 +214,13 @@ class SpitagSpider(scrapy.Spider):
             self.stats.inc_value("spitag/robots/nofollow")
         filtered: Counter[str] = Counter()  # most links are: one stats call a reason, not a link
         for url in item["links"]:
-            why = self.filter.reason(url, depth + 1)
-            if why is not None:
-                filtered[why] += 1
-                continue
-            yield self.make_request(
-                url,
-                depth=depth + 1,
-                priority=self.strategy.priority(parent, url),
-                reason=reason,
-            )
+            if self._may_follow(url, depth + 1, filtered):
+                yield self.make_request(
+                    url,
+                    depth=depth + 1,
+                    priority=self.strategy.priority(parent, url),
+                    reason=reason,
+                )
         for why, count in filtered.items():
             self.stats.inc_value(f"spitag/filtered/{why}", count)
 
@@ -255,11 +252,16 @@ class SpitagSpider(scrapy.Spider):
                 self.stats.inc_value("spitag/sitemaps/urls")
                 yield self.seed_request(url, depth)
 
-    def _may_follow(self, url: str, depth: int) -> bool:
+    def _may_follow(self, url: str, depth: int, tally: Counter[str] | None = None) -> bool:
+        """The URL filter's verdict; a refusal is counted in the stats, or in ``tally``
+        for the caller to add to them at once."""
         reason = self.filter.reason(url, depth)
         if reason is None:
             return True
-        self.stats.inc_value(f"spitag/filtered/{reason}")
+        if tally is None:
+            self.stats.inc_value(f"spitag/filtered/{reason}")
+        else:
+            tally[reason] += 1
         return False
 
     def on_error(self, failure: Failure) -> Iterator[Any]:
