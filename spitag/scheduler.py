@@ -13,6 +13,9 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
   still running are renewed. On close, what was popped but not done is released.
 * ``has_pending_requests`` is true while anything is queued or leased by anyone, so a
   worker does not quit while another's leases could still come back.
+* A learning strategy (``spitag``) is fed what the frontier learnt without it
+  (``Frontier.learnt``): every host's totals at open (a resume, or a worker joining a
+  running crawl), then every 0.2 s the pages the other workers learnt.
 * A frontier that stops answering (Redis restarting) is an outage, not a crash: pushes
   and acks wait in memory and are retried with backoff, pops pause, the crawl goes on.
 """
@@ -91,6 +94,8 @@ class FrontierScheduler(BaseScheduler):
         self.retries: deque[Request] = deque()  # our own leases, asked again (RetryMiddleware)
         self.in_flight: dict[str, float] = {}  # leased by this process → when popped
         self.learnt: list[tuple[str, float]] = []
+        self.absorbing: Strategy | None = None  # a strategy fed what others learnt
+        self.learnt_cursor: str | None = None
         self.canonicals: list[Entry] = []
         self.loops: list[task.LoopingCall] = []
         self.wake_call: Any = None
@@ -147,6 +152,11 @@ class FrontierScheduler(BaseScheduler):
             logger.info("page budget %d: %d left for this run", self.budget, self.budget_left)
         if self.frontier.stop_requested():
             self.frontier.clear_stop()  # started again after `scrapy stop`: resume
+        if self.host_weight > 0 and hasattr(strategy, "absorb"):
+            # The strategy starts from what the crawl learnt before (a resume), then
+            # hears of the other workers' pages as they are learnt.
+            self.absorbing = strategy
+            self._absorb()
         self.start_urls_key = self.crawler.settings.get(
             "REDIS_START_URLS_KEY", "%(name)s:start_urls"
         ) % {"name": spider.name}
@@ -158,6 +168,7 @@ class FrontierScheduler(BaseScheduler):
         signals_.connect(self._on_response, signal=signals.response_received)
         for interval, work in (
             (PUSH_INTERVAL, self._flush),
+            (PUSH_INTERVAL, self._absorb),
             (max(self.lease_seconds / 3, 0.5), self._renew),
             (REAP_INTERVAL, self._reap),
             (CONTROL_INTERVAL, self._control),
@@ -415,6 +426,27 @@ class FrontierScheduler(BaseScheduler):
         alive = [u for u, t in self.in_flight.items() if now - t < self.max_fetch_seconds]
         if alive:
             self._call(self.frontier.renew, alive, default=0)
+
+    def _absorb(self) -> None:
+        """Feed the strategy the pages the frontier learnt that it did not see: every
+        earlier page at open, then the other workers' pages (``Frontier.learnt``)."""
+        if self.absorbing is None:
+            return
+        first = self.learnt_cursor is None
+        answer = self._call(self.frontier.learnt, self.learnt_cursor, default=None)
+        if answer is None:
+            return
+        self.learnt_cursor, rows = answer
+        for host, score_sum, pages in rows:
+            self.absorbing.absorb(host, score_sum, pages)
+        if rows:
+            pages = sum(n for _, _, n in rows)
+            self.stats.inc_value(
+                "spitag/strategy/learnt_at_start" if first else "spitag/strategy/learnt_from_workers", pages
+            )
+            if first:
+                logger.info("strategy %s starts from %d pages of %d hosts learnt before",
+                            self.absorbing.name, pages, len(rows))
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)

@@ -287,8 +287,9 @@ class SiteLearning(SpiTag):
     is learnt, which max-combined priorities alone could never do.
 
     The strategy learns from the parents it scores (each parent page once, when its
-    first outlink is scored): one worker's view (with several workers, the frontier's
-    host ranking is what sees every worker's pages).
+    first outlink is scored), and from what the frontier learnt without it
+    (``absorb``): a resumed crawl's earlier pages, and with several workers every
+    other worker's pages.
     Equal estimates go shallowest first (``ties_shallowest``: breadth-first within a
     site of alike pages).
     """
@@ -346,15 +347,23 @@ class SiteLearning(SpiTag):
 
     def observe(self, host: str, score: float) -> None:
         """Learn one fetched page's semantic score."""
+        self.absorb(host, score, 1)
+
+    def absorb(self, host: str, score_sum: float, pages: int) -> None:
+        """Learn ``pages`` fetched pages of ``host`` at once, scoring ``score_sum`` in
+        all: the pages the crawl learnt before a resume, or another worker's pages
+        (the scheduler reads them from the frontier, ``Frontier.learnt``)."""
+        if pages <= 0:
+            return
         site = self.sites.get(host)
         if site is None:
             site = self.sites[host] = [0.0, 0]
             if self.link_evidence:
                 name = self.names.deviation(host) if self.host_names else 0.0
-                self.links.learn(host, score, name)
-        site[0] += score
-        site[1] += 1
-        self._observed += 1
+                self.links.learn(host, score_sum / pages, name)
+        site[0] += score_sum
+        site[1] += pages
+        self._observed += pages
         if self.host_names:
             self.names.learn(host, site[0] / site[1])
 

@@ -223,6 +223,28 @@ def test_posterior_k_weighs_the_link_promise(make) -> None:
     assert [e.host for e in g.pop(2)] == ["b.test", "a.test"]
 
 
+def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url) -> None:
+    """A resumed strategy starts from every host's totals; a worker's strategy then
+    hears of the other workers' pages, not of its own (it saw those first hand)."""
+    me = make(owner="w1", host_weight=0.7, host_ranking="posterior")
+    me.learn([("a.test", 2.0), ("a.test", 4.0), ("b.test", 1.5)])
+    cursor, rows = me.learnt(None)
+    assert sorted(rows) == [("a.test", 6.0, 2), ("b.test", 1.5, 1)]
+    me.learn([("a.test", 10.0)])  # mine: not fed back
+    cursor, rows = me.learnt(cursor)
+    assert rows == []
+    if frontier_url.startswith("sqlite"):
+        return  # one owner per SQLite frontier: there are no other workers
+    other = make(owner="w2", host_weight=0.7, host_ranking="posterior")
+    other.learn([("c.test", 7.0), ("c.test", 1.0), ("a.test", 0.5)])
+    other.learn([("c.test", 2.0)])
+    cursor, rows = me.learnt(cursor)
+    assert sorted(rows) == [("a.test", 0.5, 1), ("c.test", 2.0, 1), ("c.test", 8.0, 2)]
+    assert me.learnt(cursor)[1] == []  # read once
+    _, totals = other.learnt(None)  # a new worker starts from everyone's totals
+    assert sorted(totals) == [("a.test", 16.5, 4), ("b.test", 1.5, 1), ("c.test", 10.0, 3)]
+
+
 def test_crawls_are_separate(make) -> None:
     a, b = make("crawl-a"), make("crawl-b")
     a.push([entry("http://a.test/x")], "sum")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import redis
 
+from tests.support.crawl import parse_stats
 from tests.support.redisserver import RedisServer
 from tests.support.sites import tree_paths, tree_site
 from tests.support.webserver import Response, WebServer
@@ -102,6 +103,12 @@ def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_pat
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert min(gaps) >= delay - 0.02, f"two requests {min(gaps):.3f} s apart, delay {delay}"
     assert stored(tmp_path, "a") and stored(tmp_path, "b")  # both did work
+    # Each worker's strategy learnt from the other's pages (the frontier's learnt
+    # feed), and never its own pages twice.
+    heard = {n: int(parse_stats((tmp_path / f"{n}.log").read_text()).get("spitag/strategy/learnt_from_workers", 0)) for n in "ab"}
+    assert heard["a"] <= len(stored(tmp_path, "b")) and heard["b"] <= len(stored(tmp_path, "a"))
+    # all but the last pages (stored after the other worker last read the feed)
+    assert heard["a"] + heard["b"] >= len(stored(tmp_path, "a", "b")) // 2
 
 
 def test_robots_crawl_delay_sets_the_shared_delay(redis_url: str, tmp_path: Path) -> None:

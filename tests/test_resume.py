@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from spitag.scoring import depth_discount
+from tests.support.crawl import parse_stats
 from tests.support.sites import tree_paths, tree_site
-from tests.support.webserver import WebServer
+from tests.support.webserver import DictSite, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = 400
@@ -117,3 +119,48 @@ def test_kill_9_then_rerun_loses_nothing(site: WebServer, tmp_path: Path) -> Non
     last_fetch = {e.path: e.time for e in before if e.host == HOST}
     stale = {p for p in twice if killed_at - last_fetch[p] > 3.0}
     assert stale == set(), f"re-fetched work that was committed long before the kill: {sorted(stale)}"
+
+
+def rich_page(title: str, items: int, links: str = "") -> str:
+    """A page with ``items`` JSON-LD items (its semantic score grows with them)."""
+    scripts = "".join(
+        f'<script type="application/ld+json">{{"@type": "Thing", "name": "{title} {i}"}}</script>'
+        for i in range(items)
+    )
+    return f"<html><head><title>{title}</title>{scripts}</head><body>{links}</body></html>"
+
+
+def test_resumed_strategy_starts_from_what_the_crawl_learnt(tmp_path: Path) -> None:
+    """A rerun's ``spitag`` estimates a link to a site fetched by the earlier run from
+    that site's pages (the frontier's totals), not as an unseen site."""
+    rich = DictSite()
+    rich.add("/", rich_page("rich", 6, '<a href="/1">1</a> <a href="/2">2</a>'))
+    rich.add("/1", rich_page("rich one", 4))
+    rich.add("/2", rich_page("rich two", 5))
+    rich.add("/extra", rich_page("rich extra", 5))  # linked only from poor.test
+    poor = DictSite().add("/", rich_page("poor", 1, '<a href="http://rich.test/extra">more</a>'))
+    with WebServer() as server:
+        server.add_site("rich.test", rich)
+        server.add_site("poor.test", poor)
+
+        def run(seeds: str, name: str) -> list[dict]:
+            cmd = crawl_command(tmp_path, f"{name}.jsonl")
+            cmd[cmd.index(f"seeds=http://{HOST}/")] = f"seeds={seeds}"
+            cmd[cmd.index("crawl=resume")] = "crawl=learnt"
+            proc = start(cmd, server, tmp_path / f"{name}.log")
+            assert proc.wait(120) == 0
+            return [json.loads(line) for line in (tmp_path / f"{name}.jsonl").open()]
+
+        first = run("http://rich.test/", "run1")
+        second = run("http://rich.test/,http://poor.test/", "run2")
+    scores = {item["url"]: item["score"] for item in first}
+    assert sorted(scores) == ["http://rich.test/", "http://rich.test/1", "http://rich.test/2"]
+    extra = next(item for item in second if item["url"] == "http://rich.test/extra")
+    poor_score = next(item["score"] for item in second if item["url"] == "http://poor.test/")
+    assert extra["reason"]["parent"] == "http://poor.test/"
+    rich_mean = sum(scores.values()) / len(scores)
+    assert rich_mean != pytest.approx(poor_score, rel=0.1)  # the two estimates differ
+    # rich.test is a known site: its mean, shallowest-first discounted (depth 1)
+    assert extra["priority"] == pytest.approx(rich_mean * depth_discount(1))
+    stats = parse_stats((tmp_path / "run2.log").read_text())
+    assert stats.get("spitag/strategy/learnt_at_start") == "3"

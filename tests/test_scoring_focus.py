@@ -79,6 +79,21 @@ def test_site_learning_contributions() -> None:
     assert s.sites == {"a.test": [30.0, 1], "b.test": [90.0, 1]}
 
 
+def test_absorbed_pages_count_like_observed_ones() -> None:
+    """What the frontier learnt without this strategy (a resume, other workers) is
+    learnt as if observed: a host's pages at once, by their sum and count."""
+    s = SiteLearning(explore_pages=2, homophily=0.0)
+    s.absorb("b.test", 270.0, 3)  # three pages of b, mean 90
+    s.absorb("b.test", 0.0, 0)  # nothing: no change
+    p = parent("http://a.test/", score=30.0)
+    assert s.contribution(p, "http://b.test/x") == 90.0  # known: its mean
+    # unseen c: sites a (30) and b (90), r = 2: g = 70, as if each had been observed
+    assert s.contribution(p, "http://c.test/") == pytest.approx(70.0)
+    s.absorb("a.test", 10.0, 1)  # another worker's page of a: mean (30 + 10) / 2
+    assert s.contribution(parent("http://b.test/"), "http://a.test/z") == 20.0
+    assert s.sites == {"a.test": [40.0, 2], "b.test": [300.0, 4]}  # b: + the parent above (30)
+
+
 def test_equal_estimates_go_shallowest_first() -> None:
     """The depth discount: what breaks ties, and nothing else."""
     s = SiteLearning(explore_pages=2, homophily=0.0)

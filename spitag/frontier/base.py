@@ -35,6 +35,11 @@ one (SQLite); the contract is the same:
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
   send them. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
+* ``learn(observations)`` — the semantic scores of pages fetched, (host, score): the
+  host ranking's S and n. ``learnt(since)`` — what the crawl learnt that this owner's
+  strategy has not seen: ``since=None`` gives every host's totals so far (a resumed
+  crawl's strategy starts from them) and a cursor; a cursor gives what *other* owners
+  learnt after it (several workers' strategies learn from every worker's pages).
 """
 
 from __future__ import annotations
@@ -274,6 +279,12 @@ class Frontier(ABC):
     def learn(self, observations: Sequence[tuple[str, float]]) -> None:
         """Record the semantic scores of pages fetched, as (host, score) pairs (host
         ranking); one round trip for the whole batch."""
+
+    @abstractmethod
+    def learnt(self, since: str | None) -> tuple[str, list[tuple[str, float, int]]]:
+        """(cursor, [(host, score sum, pages)]): with ``since=None`` every host's
+        totals so far; with a cursor from an earlier call, the pages *other* owners
+        learnt after it (this owner's own pages its strategy saw first hand)."""
 
     @abstractmethod
     def counts(self) -> Counts: ...

@@ -43,6 +43,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   next-allowed time; ``next`` / ``hard`` hashes — soft (pop) and hard (download)
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
+  ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
+  JSON list of [host, score sum, pages]), trimmed to about ``LEARNT_KEEP`` entries:
+  what each worker's strategy reads of the other workers' pages (``learnt``);
 * ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
   ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
@@ -50,7 +53,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``.
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
-release, renew, reap, revive, mark-done, top, hosts. Times are Redis' own clock
+release, renew, reap, revive, mark-done, learn, top, hosts (``learnt`` reads: one
+MULTI of reads at first, then XREAD). Times are Redis' own clock
 (``TIME``), so workers on machines whose clocks differ still agree on leases and
 politeness. A crawl written by another layout is refused at open (``BadInputError``):
 layout 2 differed only in storing priorities as doubles and a ``|`` before the parent's
@@ -77,6 +81,8 @@ from spitag.urls import redact
 logger = logging.getLogger(__name__)
 
 LAYOUT = "3"
+LEARNT_KEEP = 20_000  # learn batches kept in the ``learnt`` stream (a few per second a worker)
+LEARNT_READ = 1_000  # of them read by one ``learnt`` call
 
 _COMMON = r"""
 local FULL = 120
@@ -629,10 +635,11 @@ end
 return renewed
 """
 
-# ARGV: prefix, w, half, then (host, score sum, pages) triples.
+# ARGV: prefix, w, half, owner, feed (JSON), keep, then (host, score sum, pages) triples.
 LEARN = _COMMON + r"""
 local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
-for i = 4, #ARGV, 3 do
+redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5])
+for i = 7, #ARGV, 3 do
   local host = ARGV[i]
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
@@ -1002,10 +1009,43 @@ class RedisFrontier(Frontier):
             total[1] += 1
         if not sums:
             return
-        args: list[Any] = [self.prefix, self.host_weight, self.score_half]
+        feed = json.dumps([[h, float(sc), int(n)] for h, (sc, n) in sums.items()], separators=(",", ":"))
+        args: list[Any] = [self.prefix, self.host_weight, self.score_half, self.owner, feed, LEARNT_KEEP]
         for host, (score, pages) in sums.items():
             args += [host, repr(float(score)), int(pages)]
         self._learn(args=args)
+
+    @_transient
+    def learnt(self, since: str | None) -> tuple[str, list[tuple[str, float, int]]]:
+        """At first, every host's totals (``ys``/``yn``) and the ``learnt`` stream's
+        last id, read in one transaction; then the stream's entries after the cursor
+        written by other owners (at most ``LEARNT_READ`` a call; the next call goes on).
+        A worker that falls more than ``LEARNT_KEEP`` entries behind misses those."""
+        key = self.prefix + "learnt"
+        if since is None:
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.xrevrange(key, count=1)
+            pipe.hgetall(self.prefix + "ys")
+            pipe.hgetall(self.prefix + "yn")
+            last, sums, pages = pipe.execute()
+            cursor = last[0][0].decode() if last else "0-0"
+            rows = [
+                (h.decode(), float(sums.get(h, 0.0)), int(n)) for h, n in pages.items() if int(n) > 0
+            ]
+            return cursor, rows
+        read = self.redis.xread({key: since}, count=LEARNT_READ)
+        rows: list[tuple[str, float, int]] = []
+        cursor = since
+        for _, entries in read:
+            for entry_id, fields in entries:
+                cursor = entry_id.decode()
+                if fields.get(b"o", b"").decode() == self.owner:
+                    continue
+                try:
+                    rows += [(str(h), float(sc), int(n)) for h, sc, n in json.loads(fields.get(b"d", b"[]"))]
+                except (ValueError, TypeError):
+                    continue  # not ours to crash on: an entry written by something else
+        return cursor, rows
 
     @_transient
     def counts(self) -> Counts:

@@ -401,6 +401,17 @@ class SQLiteFrontier(Frontier):
             if self.host_weight > 0:
                 self._refresh_hosts(sums)
 
+    def learnt(self, since: str | None) -> tuple[str, list[tuple[str, float, int]]]:
+        """Every host's totals at first; afterwards nothing: an SQLite frontier has one
+        owner, whose strategy saw its own pages first hand."""
+        if since is not None:
+            return since, []
+        rows = self.conn.execute(
+            "SELECT host, score_sum, pages FROM frontier_host WHERE crawl = ? AND pages > 0",
+            (self.crawl,),
+        ).fetchall()
+        return "all", [(h, float(s), int(n)) for h, s, n in rows]
+
     def counts(self) -> Counts:
         counts = Counts()
         for state, n in self.conn.execute(
