@@ -102,6 +102,52 @@ def refetched(log: Iterable[LogEntry]) -> dict[str, int]:
     return {"urls": len(again), "extra": sum(again) - len(again)}
 
 
+def url_key(url: str) -> tuple[str, str]:
+    """(host, path?query) of a URL, as the server's log names a request."""
+    parts = urlsplit(url)
+    return parts.hostname or "", (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+
+
+def parents_of(store: Path, crawl: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """Each stored URL's parent: the page whose link gave it the priority it was
+    fetched with (its reason), both as ``url_key``."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
+        for url, reason in conn.execute(
+            "SELECT url, reason FROM url WHERE crawl = ? AND reason IS NOT NULL", (crawl,)
+        ):
+            try:
+                parent = json.loads(reason).get("parent")
+            except (ValueError, AttributeError):
+                continue
+            if parent:
+                out[url_key(url)] = url_key(parent)
+    return out
+
+
+def choice_lag(pages: Sequence[dict[str, Any]], parents: dict[tuple[str, str], tuple[str, str]],
+               k: int) -> dict[str, int | None]:
+    """How many pages a crawl chose before it knew what it had just fetched.
+
+    For each of the first ``k`` pages that has a child fetched (a page whose reason
+    names it), the pages that arrived between it and its first child. A child cannot
+    be requested before its parent is parsed and scored, so the small gaps measure the
+    pages requested blind to a page: downloads in flight and pages waiting for the
+    profile pool. The 10th percentile and the median, over those parents.
+    """
+    position = {(p["host"], p["path"]): i for i, p in enumerate(pages)}
+    first_child: dict[tuple[str, str], int] = {}
+    for child, parent in parents.items():
+        i, j = position.get(child), position.get(parent)
+        if i is None or j is None or j >= k or i <= j:
+            continue
+        first_child[parent] = min(first_child.get(parent, i), i)
+    gaps = sorted(i - position[p] for p, i in first_child.items())
+    if not gaps:
+        return {"parents": 0, "p10": None, "median": None}
+    return {"parents": len(gaps), "p10": gaps[(len(gaps) - 1) // 10], "median": gaps[(len(gaps) - 1) // 2]}
+
+
 def harvest(counts: Sequence[int], k: int) -> float | None:
     """Mean of the first k counts; None when fewer than k pages were fetched."""
     if len(counts) < k or k <= 0:
@@ -207,8 +253,7 @@ def agreement(store: Path, crawl: str, web: Web) -> dict[str, Any]:
             " WHERE u.crawl = ? AND u.status = 200",
             (crawl,),
         ):
-            parts = urlsplit(url)
-            true = web.count_of(parts.hostname or "", (parts.path or "/") + (f"?{parts.query}" if parts.query else ""))
+            true = web.count_of(*url_key(url))
             if true is None:
                 unknown += 1
             elif true == total:
@@ -530,6 +575,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 stores = sorted(folder.glob("store*.db"))
                 record["per_depth"] = merge_depths([per_depth(p, name) for p in stores])
                 record["agreement"] = merge_agreements([agreement(p, name, web) for p in stores])
+                parents = {}
+                for p in stores:
+                    parents.update(parents_of(p, name))
+                record["choice_lag"] = choice_lag(pages, parents, TARGET_K)
                 logger.info("  %s: %.0f s, rc %s, %d requests, %d pages 200, harvest %s",
                             name, got["seconds"], got["returncode"], len(log), len(pages),
                             ", ".join(f"@{k}={_fmt(harvest(record['counts'], k))}" for k in ks))
@@ -564,12 +613,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         cells = "  ".join(f"{d}: {r['n']}/{r['sum']}/{r['mean']:.1f}/{r['max']}" for d, r in rows.items())
         print(f"  {strategy:<11}{cells}")
     print("\ncrawls: strategy run seconds requests 200s(distinct) refetched hosts@first-K flink-share"
-          " agreement(same/differ)")
+          f" agreement(same/differ) lag@{TARGET_K}(p10/median)")
     for c in crawls:
-        a = c["agreement"]
+        a, lag = c["agreement"], c["choice_lag"]
         print(f"  {c['strategy']:<11}{c['run']:>3} {c['seconds']:>7.0f} {c['requests']:>8} {c['pages_200']:>5}"
               f" {c['refetched']['urls']:>6} {c['hosts_in_first']:>6} {c['flink_share_first']:>8.2f}"
-              f"   {a.get('same')}/{a.get('differ')}")
+              f"   {a.get('same')}/{a.get('differ')}   {lag['p10']}/{lag['median']}")
+    print(f"lag@{TARGET_K}: pages that arrived between a page among the first {TARGET_K} and its first child "
+          "(pages chosen before it was scored)")
     print(f"\nwall time {wall:.0f} s; wrote {args.out / 'focus.json'}, " + ", ".join(str(p) for p in plots))
 
     report = {

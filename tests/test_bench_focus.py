@@ -18,6 +18,7 @@ import pytest
 from bench.focus import (
     agreement,
     arrival_pages,
+    choice_lag,
     crawl_command,
     cumulative,
     harvest,
@@ -271,6 +272,25 @@ def test_arrival_order_metric_on_a_hand_made_log() -> None:
     assert harvest(counts, 4) == 15.0
     assert harvest(counts, 5) is None
     assert cumulative(counts) == [10, 30, 30, 60]
+
+
+def test_choice_lag_on_a_hand_made_order() -> None:
+    """Pages between a parent's arrival and its first child's, over the first k."""
+    order = ["/", "/a", "/b", "/c", "/d", "/e", "/f", "/g"]
+    pages = [{"host": "x.test", "path": path} for path in order]
+    key = lambda path: ("x.test", path)  # noqa: E731
+    parents = {
+        key("/a"): key("/"), key("/c"): key("/"),  # / at 0: first child at 1 → 1
+        key("/e"): key("/a"), key("/g"): key("/a"),  # /a at 1: first child at 5 → 4
+        key("/d"): key("/b"),  # /b at 2: first child at 4 → 2
+        key("/f"): key("/e"),  # /e at 5: beyond k = 5, not counted
+        key("/b"): key("/elsewhere"),  # a parent never answered 200: not counted
+    }
+    assert choice_lag(pages, parents, 5) == {"parents": 3, "p10": 1, "median": 2}  # 1, 2, 4
+    assert choice_lag(pages, parents, 8) == {"parents": 4, "p10": 1, "median": 1}  # 1, 1, 2, 4
+    assert choice_lag(pages, {key("/a"): key("/"), key("/g"): key("/b")}, 8) == {"parents": 2, "p10": 1, "median": 1}
+    assert choice_lag(pages, {key("/g"): key("/b"), key("/f"): key("/")}, 8) == {"parents": 2, "p10": 5, "median": 5}
+    assert choice_lag(pages, {}, 8) == {"parents": 0, "p10": None, "median": None}
 
 
 # ---------------------------------------------------------------------------- one tiny crawl
