@@ -10,6 +10,11 @@ Little's law: the downloads needed in flight are the pages answered per second t
 the seconds a download takes. The limit is a backlog of ``SPITAG_MAX_BACKLOG`` pages
 for the profile pool plus twice those downloads (room to grow, so a crawl held by the
 network doubles its downloads each window until ``SPITAG_MAX_UNSCORED`` caps them).
+
+The backlog is the machine's: workers of one crawl on one machine share its CPUs, so
+each keeps ``SPITAG_MAX_BACKLOG / n`` of it (``share(n)``, n from the frontier's
+heartbeat). Each of two such workers with the whole backlog doubled the pages chosen
+blind (``bench/focus.py`` ``lag@300``) and cost focus.
 """
 
 from __future__ import annotations
@@ -34,6 +39,16 @@ class UnscoredLimit:
         self.max_backlog = max_backlog
         self.answers: deque[tuple[float, float]] = deque(maxlen=window)  # (when, latency)
         self.latency_sum = 0.0
+        self.workers_here = 1  # workers of the crawl on this machine (share)
+
+    def share(self, workers_here: int) -> None:
+        """``workers_here`` workers of the crawl (this one included) share this
+        machine: this one keeps that fraction of the backlog (at least one page)."""
+        self.workers_here = max(int(workers_here), 1)
+
+    @property
+    def backlog(self) -> int:
+        return max(-(-self.max_backlog // self.workers_here), 1)
 
     def answered(self, now: float, latency: float) -> None:
         """One download answered at ``now`` (monotonic seconds) after ``latency`` seconds."""
@@ -61,4 +76,4 @@ class UnscoredLimit:
         needed = self.downloads_needed()
         if needed is None:
             return self.max_unscored
-        return min(self.max_unscored, self.max_backlog + 1 + math.ceil(2 * needed))
+        return min(self.max_unscored, self.backlog + 1 + math.ceil(2 * needed))

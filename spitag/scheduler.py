@@ -157,6 +157,7 @@ class FrontierScheduler(BaseScheduler):
             # hears of the other workers' pages as they are learnt.
             self.absorbing = strategy
             self._absorb()
+        self._heartbeat()
         self.start_urls_key = self.crawler.settings.get(
             "REDIS_START_URLS_KEY", "%(name)s:start_urls"
         ) % {"name": spider.name}
@@ -455,9 +456,24 @@ class FrontierScheduler(BaseScheduler):
             logger.info("frontier: %d expired leases put back in the queue", reaped)
             self._wake()
 
+    def _heartbeat(self) -> None:
+        """Tell the frontier this worker is alive; the workers of the crawl on this
+        machine share its profile backlog (``spitag.pace``)."""
+        here = self._call(self.frontier.heartbeat, default=None)
+        if here is None:
+            return
+        changed = here != self.unscored.workers_here
+        self.unscored.share(here)
+        if changed and self.unscored.max_backlog:
+            logger.info("%d worker(s) of this crawl on this machine: this one keeps %d of the "
+                        "%d pages of profile backlog", here, self.unscored.backlog, self.unscored.max_backlog)
+        self.stats.max_value("spitag/frontier/workers_here_max", here)
+
     def _control(self) -> None:
-        """``scrapy stop`` and seeds added to a running crawl (``scrapy inject``, or the
-        scrapy-redis start-URLs list ``<spider>:start_urls`` on a Redis frontier)."""
+        """The heartbeat, ``scrapy stop`` and seeds added to a running crawl (``scrapy
+        inject``, or the scrapy-redis start-URLs list ``<spider>:start_urls`` on a Redis
+        frontier)."""
+        self._heartbeat()
         if not self.stopping and self._call(self.frontier.stop_requested, default=False):
             logger.info("stop requested for crawl %s: stopping gracefully", self.frontier.crawl)
             self.stopping = True

@@ -6,6 +6,7 @@ import sys
 import time
 
 import pytest
+import redis
 
 from spitag.frontier import Entry, Politeness, open_frontier
 
@@ -243,6 +244,27 @@ def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url
     assert me.learnt(cursor)[1] == []  # read once
     _, totals = other.learnt(None)  # a new worker starts from everyone's totals
     assert sorted(totals) == [("a.test", 16.5, 4), ("b.test", 1.5, 1), ("c.test", 10.0, 3)]
+
+
+def test_heartbeat_counts_the_live_workers_on_this_machine(make, frontier_url) -> None:
+    """Workers of one crawl on one machine share its CPUs: each learns how many they are."""
+    a = make(owner="box1:101:aaaa")
+    if frontier_url.startswith("sqlite"):
+        assert a.heartbeat() == 1  # one owner per SQLite frontier
+        return
+    b = make(owner="box1:102:bbbb")
+    elsewhere = make(owner="box2:101:cccc")
+    other_crawl = make("another", owner="box1:103:dddd")
+    assert a.heartbeat() == 1  # the others have not said a word yet
+    assert b.heartbeat() == 2 and elsewhere.heartbeat() == 1 and other_crawl.heartbeat() == 1
+    assert a.heartbeat() == 2
+    b.close()  # a closing worker removes itself
+    assert a.heartbeat() == 1
+    odd = make(owner="w1")  # not host:pid:random: a machine of its own
+    assert odd.heartbeat() == 1 and a.heartbeat() == 1
+    r = redis.Redis.from_url(frontier_url)
+    r.hset("spitag:c:alive", "box1:104:eeee", "1.000 box1")  # silent for ages: dropped
+    assert a.heartbeat() == 1 and not r.hexists("spitag:c:alive", "box1:104:eeee")
 
 
 def test_crawls_are_separate(make) -> None:

@@ -55,3 +55,17 @@ def test_the_cap_until_enough_is_known_and_when_adapting_is_off() -> None:
     same_instant = UnscoredLimit(max_unscored=32, max_backlog=8, window=4)
     _answers(same_instant, 4, 0.0, 0.001)
     assert same_instant.downloads_needed() is None and same_instant.limit() == 32
+
+
+def test_workers_on_one_machine_share_its_backlog() -> None:
+    limit = UnscoredLimit(max_unscored=64, max_backlog=16, window=32)
+    _answers(limit, 16, 0.1, 0.02)  # 0.2 downloads needed: + 1 + ceil(0.4) = + 2
+    assert limit.limit() == 16 + 2
+    limit.share(2)  # two workers here: 8 each
+    assert limit.limit() == 8 + 2
+    limit.share(3)  # ceil(16 / 3) = 6
+    assert limit.limit() == 6 + 2
+    limit.share(40)  # never below one page
+    assert limit.limit() == 1 + 2
+    limit.share(0)  # nonsense counts as one
+    assert limit.limit() == 16 + 2

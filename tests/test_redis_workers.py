@@ -105,10 +105,14 @@ def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_pat
     assert stored(tmp_path, "a") and stored(tmp_path, "b")  # both did work
     # Each worker's strategy learnt from the other's pages (the frontier's learnt
     # feed), and never its own pages twice.
-    heard = {n: int(parse_stats((tmp_path / f"{n}.log").read_text()).get("spitag/strategy/learnt_from_workers", 0)) for n in "ab"}
+    stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
+    heard = {n: int(stats[n].get("spitag/strategy/learnt_from_workers", 0)) for n in "ab"}
     assert heard["a"] <= len(stored(tmp_path, "b")) and heard["b"] <= len(stored(tmp_path, "a"))
     # all but the last pages (stored after the other worker last read the feed)
     assert heard["a"] + heard["b"] >= len(stored(tmp_path, "a", "b")) // 2
+    # Both on this machine: each saw the other, and kept half of the profile backlog.
+    assert [stats[n].get("spitag/frontier/workers_here_max") for n in "ab"] == ["2", "2"]
+    assert all("this one keeps 8 of the 16 pages of profile backlog" in (tmp_path / f"{n}.log").read_text() for n in "ab")
 
 
 def test_robots_crawl_delay_sets_the_shared_delay(redis_url: str, tmp_path: Path) -> None:

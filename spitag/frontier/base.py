@@ -40,6 +40,8 @@ one (SQLite); the contract is the same:
   strategy has not seen: ``since=None`` gives every host's totals so far (a resumed
   crawl's strategy starts from them) and a cursor; a cursor gives what *other* owners
   learnt after it (several workers' strategies learn from every worker's pages).
+* ``heartbeat()`` — this owner is alive; returns how many live owners of the crawl
+  run on its machine (its host name), itself included: they share its CPUs.
 """
 
 from __future__ import annotations
@@ -285,6 +287,11 @@ class Frontier(ABC):
         """(cursor, [(host, score sum, pages)]): with ``since=None`` every host's
         totals so far; with a cursor from an earlier call, the pages *other* owners
         learnt after it (this owner's own pages its strategy saw first hand)."""
+
+    def heartbeat(self) -> int:
+        """Mark this owner alive (every second or so); how many live owners of the
+        crawl share its machine, itself included. One, unless the backend is shared."""
+        return 1
 
     @abstractmethod
     def counts(self) -> Counts: ...

@@ -46,6 +46,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages]), trimmed to about ``LEARNT_KEEP`` entries:
   what each worker's strategy reads of the other workers' pages (``learnt``);
+* ``alive`` hash — owner → ``<time> <machine>``, its last heartbeat (every second) and
+  its host name: how many workers share a machine; an owner silent for an hour is
+  dropped, a closing one removes itself;
 * ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
   ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
@@ -83,6 +86,7 @@ logger = logging.getLogger(__name__)
 LAYOUT = "3"
 LEARNT_KEEP = 20_000  # learn batches kept in the ``learnt`` stream (a few per second a worker)
 LEARNT_READ = 1_000  # of them read by one ``learnt`` call
+ALIVE_SECONDS = 10  # a worker whose heartbeat (every second) is older is not counted
 
 _COMMON = r"""
 local FULL = 120
@@ -648,6 +652,26 @@ end
 return 1
 """
 
+# ARGV: prefix, owner, machine, fresh seconds. The live owners on this machine.
+HEARTBEAT = _COMMON + r"""
+local owner, machine, fresh = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local t = now()
+redis.call('HSET', p .. 'alive', owner, string.format('%.3f', t) .. ' ' .. machine)
+local here = 0
+local all = redis.call('HGETALL', p .. 'alive')
+for i = 1, #all, 2 do
+  local v = all[i + 1]
+  local sp = string.find(v, ' ', 1, true)
+  local seen = tonumber(string.sub(v, 1, (sp or 0) - 1)) or 0
+  if seen < t - 3600 then
+    redis.call('HDEL', p .. 'alive', all[i])
+  elseif seen >= t - fresh and sp and string.sub(v, sp + 1) == machine then
+    here = here + 1
+  end
+end
+return here
+"""
+
 # ARGV: prefix, host, delay. Hard politeness at download time: 0 = go now, else wait.
 ACQUIRE = _COMMON + r"""
 local host, delay = ARGV[2], tonumber(ARGV[3])
@@ -865,6 +889,13 @@ def connect(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30, health_check_interval=30)
 
 
+def machine_of(owner: str) -> str:
+    """The host name of an owner ``host:pid:random`` (``new_owner``); another owner
+    string is a machine of its own."""
+    parts = owner.rsplit(":", 2)
+    return parts[0] if len(parts) == 3 else owner
+
+
 def ping(url: str) -> None:
     """Reach Redis once; BackendUnavailableError with a clear, password-free message."""
     try:
@@ -889,6 +920,7 @@ class RedisFrontier(Frontier):
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
+        self._heartbeat = register(HEARTBEAT)
         try:
             layout = self.redis.eval(
                 OPEN, 0, self.prefix, LAYOUT, repr(float(self.host_prior)), self.host_ranking,
@@ -1092,5 +1124,15 @@ class RedisFrontier(Frontier):
     def clear_stop(self) -> None:
         self.redis.delete(self.prefix + "stop")
 
+    @_transient
+    def heartbeat(self) -> int:
+        """Owners that beat within ``ALIVE_SECONDS`` on this owner's machine (the host
+        name part of ``host:pid:random``; an owner of another form is its own machine)."""
+        return int(self._heartbeat(args=[self.prefix, self.owner, machine_of(self.owner), ALIVE_SECONDS]))
+
     def close(self) -> None:
+        try:
+            self.redis.hdel(self.prefix + "alive", self.owner)
+        except (redis.RedisError, OSError):
+            pass  # unreachable: the entry goes stale by itself
         self.redis.close()
