@@ -28,6 +28,11 @@ site's. It is 0 until ``min_sites`` samples exist.
 
 Memory is bounded: at most ``max_hosts`` unseen hosts are tracked (a few hundred bytes
 each, whatever the links to them). A host beyond that has no evidence: deviation 0.
+
+Several workers of one crawl each parse only their share of the pages, so each would
+see only its share of the links. With ``sharing`` on, the links a worker finds are
+also gathered per host (``drain``: ``[host, Σ log(1 + score), links, mask]`` rows) for
+the others, which add them as if they had found them (``merge``): sums add, masks OR.
 """
 
 from __future__ import annotations
@@ -69,21 +74,43 @@ class LinkEvidence:
         self.coef = (0.0, 0.0)  # b1, b2 (≥ 0)
         self.centre = (0.0, 0.0)  # x̄1, x̄2
         self._fitted = False
+        # with sharing on: the links found here since the last drain, per host, as pending
+        self.sharing = False
+        self.outbox: dict[str, list[float | int]] = {}
 
     def saw_link(self, host: str, from_host: str, score: float) -> None:
         """A page of ``from_host`` with semantic score ``score`` links to ``host``."""
         if host == from_host or host in self.learnt:
             return
         bit = 1 << (zlib.crc32(from_host.encode()) % MASK_BITS)
-        entry = self.pending.get(host)
+        if self._add(self.pending, host, math.log1p(max(score, 0.0)), 1, bit) and self.sharing:
+            self._add(self.outbox, host, math.log1p(max(score, 0.0)), 1, bit)
+
+    def merge(self, host: str, log_sum: float, links: int, mask: int) -> None:
+        """Links another worker found to ``host`` (a ``drain`` row of its): counted as
+        if found here."""
+        if host not in self.learnt and links > 0:
+            self._add(self.pending, host, float(log_sum), int(links), int(mask) & ((1 << MASK_BITS) - 1))
+
+    def drain(self) -> list[list[float | int | str]]:
+        """The links found here since the last drain, ``[host, Σ log(1 + score), links,
+        mask]`` per host (empty unless ``sharing``). A host learnt meanwhile is kept: a
+        worker hearing of it before its page learns from the same links as this one."""
+        rows = [[h, round(float(e[0]), 6), e[2], e[1]] for h, e in self.outbox.items()]
+        self.outbox = {}
+        return rows
+
+    def _add(self, table: dict[str, list[float | int]], host: str, log_sum: float, links: int, mask: int) -> bool:
+        entry = table.get(host)
         if entry is None:
-            if len(self.pending) >= self.max_hosts:
-                return
-            self.pending[host] = [math.log1p(max(score, 0.0)), bit, 1]
-            return
-        entry[0] += math.log1p(max(score, 0.0))
-        entry[1] = int(entry[1]) | bit
-        entry[2] += 1
+            if len(table) >= self.max_hosts:
+                return False
+            table[host] = [log_sum, mask, links]
+            return True
+        entry[0] += log_sum
+        entry[1] = int(entry[1]) | mask
+        entry[2] += links
+        return True
 
     def features(self, host: str) -> tuple[float, float] | None:
         entry = self.pending.get(host)

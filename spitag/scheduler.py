@@ -15,7 +15,8 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
   worker does not quit while another's leases could still come back.
 * A learning strategy (``spitag``) is fed what the frontier learnt without it
   (``Frontier.learnt``): every host's totals at open (a resume, or a worker joining a
-  running crawl), then every 0.2 s the pages the other workers learnt.
+  running crawl), then every 0.2 s the pages the other workers learnt, and the links
+  they found (the strategy's ``news``, sent with this worker's own pages).
 * A frontier that stops answering (Redis restarting) is an outage, not a crash: pushes
   and acks wait in memory and are retried with backoff, pops pause, the crawl goes on.
 """
@@ -96,6 +97,7 @@ class FrontierScheduler(BaseScheduler):
         self.learnt: list[tuple[str, float]] = []
         self.absorbing: Strategy | None = None  # a strategy fed what others learnt
         self.learnt_cursor: str | None = None
+        self.news: dict[str, Any] | None = None  # the strategy's news, not yet written
         self.canonicals: list[Entry] = []
         self.loops: list[task.LoopingCall] = []
         self.wake_call: Any = None
@@ -156,6 +158,8 @@ class FrontierScheduler(BaseScheduler):
             # The strategy starts from what the crawl learnt before (a resume), then
             # hears of the other workers' pages as they are learnt.
             self.absorbing = strategy
+            if self.frontier.shared and hasattr(strategy, "share"):
+                strategy.share()  # its news (the links it finds) goes to the other workers
             self._absorb()
         self._heartbeat()
         self.start_urls_key = self.crawler.settings.get(
@@ -378,9 +382,10 @@ class FrontierScheduler(BaseScheduler):
                 marked = self.frontier.mark_done(self.canonicals)
                 self.stats.inc_value("spitag/frontier/canonical_done", marked)
                 self.canonicals = []
-            if self.learnt:
-                self.frontier.learn(self.learnt)
-                self.learnt = []
+            self._gather_news()
+            if self.learnt or self.news:
+                self.frontier.learn(self.learnt, self.news)
+                self.learnt, self.news = [], None
         except FrontierUnavailableError as exc:
             self._outage(exc)
             return
@@ -437,17 +442,36 @@ class FrontierScheduler(BaseScheduler):
         answer = self._call(self.frontier.learnt, self.learnt_cursor, default=None)
         if answer is None:
             return
-        self.learnt_cursor, rows = answer
-        for host, score_sum, pages in rows:
-            self.absorbing.absorb(host, score_sum, pages)
-        if rows:
-            pages = sum(n for _, _, n in rows)
+        self.learnt_cursor, batches = answer
+        pages = hosts = links = 0
+        for batch in batches:
+            if batch.news and hasattr(self.absorbing, "hear"):
+                links += self.absorbing.hear(batch.news)  # the links first, as their finder did
+            for host, score_sum, n in batch.pages:
+                self.absorbing.absorb(host, score_sum, n)
+                pages += n
+            hosts += len(batch.pages)
+        if links:
+            self.stats.inc_value("spitag/strategy/links_from_workers", links)
+        if pages:
             self.stats.inc_value(
                 "spitag/strategy/learnt_at_start" if first else "spitag/strategy/learnt_from_workers", pages
             )
             if first:
                 logger.info("strategy %s starts from %d pages of %d hosts learnt before",
-                            self.absorbing.name, pages, len(rows))
+                            self.absorbing.name, pages, hosts)
+
+    def _gather_news(self) -> None:
+        """Add the strategy's news since the last flush to what waits to be written
+        (kept, like the pages, while the frontier is down)."""
+        news = self.absorbing.news() if self.absorbing is not None and hasattr(self.absorbing, "news") else None
+        if not news:
+            return
+        self.stats.inc_value("spitag/strategy/links_to_workers", sum(row[2] for row in news.get("links", [])))
+        if self.news is None:
+            self.news = news
+        else:  # an outage: the rows of both add up when heard
+            self.news = {"links": list(self.news.get("links", [])) + list(news.get("links", []))}
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)

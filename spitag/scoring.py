@@ -289,7 +289,7 @@ class SiteLearning(SpiTag):
     The strategy learns from the parents it scores (each parent page once, when its
     first outlink is scored), and from what the frontier learnt without it
     (``absorb``): a resumed crawl's earlier pages, and with several workers every
-    other worker's pages.
+    other worker's pages, and (``share``, ``news``, ``hear``) the links they found.
     Equal estimates go shallowest first (``ties_shallowest``: breadth-first within a
     site of alike pages).
     """
@@ -366,6 +366,33 @@ class SiteLearning(SpiTag):
         self._observed += pages
         if self.host_names:
             self.names.learn(host, site[0] / site[1])
+
+    def share(self) -> None:
+        """Several workers on one frontier: from now on, gather for ``news`` what only
+        this worker sees (the links it finds to hosts not fetched yet)."""
+        self.links.sharing = bool(self.link_evidence)
+
+    def news(self) -> dict[str, Any] | None:
+        """What the other workers' strategies should ``hear`` of this one since the last
+        call: ``{"links": [[host, Σ log(1 + score), links, mask], …]}``; None if nothing."""
+        rows = self.links.drain()
+        return {"links": rows} if rows else None
+
+    def hear(self, news: Any) -> int:
+        """Take in another worker's ``news``, as if its links had been found here;
+        returns how many links it held. Rows that are not of that shape are skipped."""
+        heard = 0
+        rows = news.get("links") if isinstance(news, dict) else None
+        for row in rows if isinstance(rows, list) else ():
+            try:
+                host, log_sum, links, mask = row
+                log_sum, links, mask = float(log_sum), int(links), int(mask)
+            except (TypeError, ValueError):
+                continue
+            if isinstance(host, str) and math.isfinite(log_sum) and log_sum >= 0 and links > 0 and mask >= 0:
+                self.links.merge(host, log_sum, links, mask)
+                heard += links
+        return heard
 
     def site_mean(self, host: str) -> float | None:
         site = self.sites.get(host)

@@ -226,24 +226,36 @@ def test_posterior_k_weighs_the_link_promise(make) -> None:
 
 def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url) -> None:
     """A resumed strategy starts from every host's totals; a worker's strategy then
-    hears of the other workers' pages, not of its own (it saw those first hand)."""
+    hears of the other workers' pages and news, batch by batch, not of its own (it saw
+    those first hand)."""
     me = make(owner="w1", host_weight=0.7, host_ranking="posterior")
-    me.learn([("a.test", 2.0), ("a.test", 4.0), ("b.test", 1.5)])
-    cursor, rows = me.learnt(None)
-    assert sorted(rows) == [("a.test", 6.0, 2), ("b.test", 1.5, 1)]
-    me.learn([("a.test", 10.0)])  # mine: not fed back
-    cursor, rows = me.learnt(cursor)
-    assert rows == []
+    me.learn([("a.test", 2.0), ("a.test", 4.0), ("b.test", 1.5)], {"links": [["x.test", 1.0, 1, 4]]})
+    cursor, batches = me.learnt(None)
+    assert len(batches) == 1 and batches[0].news is None  # totals: pages only
+    assert sorted(batches[0].pages) == [("a.test", 6.0, 2), ("b.test", 1.5, 1)]
+    me.learn([("a.test", 10.0)], {"links": [["y.test", 0.5, 2, 3]]})  # mine: not fed back
+    cursor, batches = me.learnt(cursor)
+    assert batches == []
     if frontier_url.startswith("sqlite"):
         return  # one owner per SQLite frontier: there are no other workers
     other = make(owner="w2", host_weight=0.7, host_ranking="posterior")
     other.learn([("c.test", 7.0), ("c.test", 1.0), ("a.test", 0.5)])
-    other.learn([("c.test", 2.0)])
-    cursor, rows = me.learnt(cursor)
-    assert sorted(rows) == [("a.test", 0.5, 1), ("c.test", 2.0, 1), ("c.test", 8.0, 2)]
+    other.learn([], {"links": [["z.test", 2.5, 3, 6]]})  # news alone: links found, no page learnt
+    other.learn([("c.test", 2.0)], {"links": [["z.test", 1.0, 1, 8]]})
+    cursor, batches = me.learnt(cursor)
+    assert [(sorted(b.pages), b.news) for b in batches] == [
+        ([("a.test", 0.5, 1), ("c.test", 8.0, 2)], None),
+        ([], {"links": [["z.test", 2.5, 3, 6]]}),
+        ([("c.test", 2.0, 1)], {"links": [["z.test", 1.0, 1, 8]]}),
+    ]
     assert me.learnt(cursor)[1] == []  # read once
-    _, totals = other.learnt(None)  # a new worker starts from everyone's totals
-    assert sorted(totals) == [("a.test", 16.5, 4), ("b.test", 1.5, 1), ("c.test", 10.0, 3)]
+    r = redis.Redis.from_url(frontier_url)
+    r.xadd("spitag:c:learnt", {"o": "w3", "d": "not json"})  # written by something else: skipped
+    other.learn([("c.test", 1.0)])
+    cursor, batches = me.learnt(cursor)
+    assert [b.pages for b in batches] == [[("c.test", 1.0, 1)]]
+    _, batches = other.learnt(None)  # a new worker starts from everyone's totals
+    assert sorted(batches[0].pages) == [("a.test", 16.5, 4), ("b.test", 1.5, 1), ("c.test", 11.0, 4)]
 
 
 def test_heartbeat_counts_the_live_workers_on_this_machine(make, frontier_url) -> None:

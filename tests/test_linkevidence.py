@@ -164,3 +164,50 @@ def test_link_evidence_setting() -> None:
     CrawlConfig.from_settings(settings(SPITAG_LINK_EVIDENCE="0.5"))
     with pytest.raises(BadInputError, match="SPITAG_LINK_EVIDENCE"):
         CrawlConfig.from_settings(settings(SPITAG_LINK_EVIDENCE="1e9"))
+
+
+def test_workers_that_share_their_links_learn_what_one_worker_would() -> None:
+    """Two workers each score half of the pages; with each one's news heard by the
+    other (and each one's pages absorbed, as the frontier feeds them), both hold the
+    link evidence and the regression samples of one worker that scored every page."""
+    one = SiteLearning(explore_pages=1, host_names=0.0)
+    a, b = (SiteLearning(explore_pages=1, host_names=0.0) for _ in range(2))
+    a.share()
+    b.share()
+    rng = random.Random(5)
+    for i in range(120):
+        k = rng.randrange(30)
+        page = parent(f"http://s{k}.test/{i}", 1.0 + 10.0 * (k % 6))
+        links = [f"http://s{(k + rng.randrange(1, 4)) % 30}.test/{j}" for j in range(rng.randrange(1, 5))]
+        worker, peer = (a, b) if i % 2 else (b, a)
+        for url in links:
+            assert one.contribution(page, url) == pytest.approx(worker.contribution(page, url))
+        news = worker.news()
+        assert peer.news() is None  # nothing found there since its last news
+        if news:
+            assert peer.hear(news) == sum(row[2] for row in news["links"])
+        peer.absorb(f"s{k}.test", page.score, 1)
+    for s in (a, b):
+        assert s.links.pending.keys() == one.links.pending.keys()
+        for host in one.links.pending:
+            assert s.links.features(host) == pytest.approx(one.links.features(host))
+        assert s.links.n == one.links.n > 16
+        assert s.links.sums == pytest.approx(one.links.sums)
+        s.links.refit()
+    one.links.refit()
+    assert a.links.coef == pytest.approx(one.links.coef) and b.links.coef == pytest.approx(one.links.coef)
+
+
+def test_news_is_kept_only_when_shared_and_heard_with_care() -> None:
+    alone = SiteLearning()
+    alone.contribution(parent("http://a.test/", 5.0), "http://b.test/")
+    assert alone.news() is None  # one worker: nothing gathered for others
+    s = SiteLearning()
+    heard = s.hear({"links": [
+        ["b.test", math.log1p(5.0), 2, 1],
+        ["bad.test", "x", 1, 1], ["neg.test", -1.0, 1, 1], ["none.test", 1.0, 0, 1], ["short.test", 1.0],
+        [7, 1.0, 1, 1], ["inf.test", float("inf"), 1, 1],
+    ]})
+    assert heard == 2 and list(s.links.pending) == ["b.test"]
+    assert s.hear("not news") == 0 and s.hear({"links": "nope"}) == 0 and s.hear({}) == 0
+    assert s.links.features("b.test") == pytest.approx((math.log1p(5.0) / 2, math.log(linking_hosts(1))))

@@ -115,6 +115,26 @@ def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_pat
     assert all("this one keeps 8 of the 16 pages of profile backlog" in (tmp_path / f"{n}.log").read_text() for n in "ab")
 
 
+def test_workers_hear_the_links_the_other_found(redis_url: str, tmp_path: Path) -> None:
+    """Each page links to a host of its own elsewhere (unknown to the server: 404, never
+    learnt): the link evidence each worker's strategy gathers goes to the other one."""
+    with WebServer() as server:
+        server.add_site("hub.test", tree_site(24, fanout=4, away="away.test"))
+        # hub.test's pages 0.2 s apart, whichever worker asks: both get some
+        args = ("-s", "SPITAG_SCOPE=any", "-s", "ROBOTSTXT_OBEY=False", "-s", "DOWNLOAD_DELAY=0.2")
+        procs = [worker(tmp_path, n, redis_url, server, "http://hub.test/", *args) for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+    parsed = {n: {u for u in stored(tmp_path, n) if u.startswith("http://hub.test/")} for n in "ab"}
+    assert parsed["a"] | parsed["b"] == {f"http://hub.test{p}" for p in tree_paths(24)}
+    stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
+    heard = {n: int(stats[n].get("spitag/strategy/links_from_workers", 0)) for n in "ab"}
+    # one link away a page: a worker hears at most the other's, and in all at least
+    # half of them (the last ones are found after the other worker last read)
+    assert parsed["a"] and parsed["b"]
+    assert 0 < heard["a"] <= len(parsed["b"]) and 0 < heard["b"] <= len(parsed["a"])
+    assert heard["a"] + heard["b"] >= 24 // 2
+
+
 def test_robots_crawl_delay_sets_the_shared_delay(redis_url: str, tmp_path: Path) -> None:
     site = tree_site(6, fanout=5)
     site.add("/robots.txt", Response.text("User-agent: *\nCrawl-delay: 0.4\n"))

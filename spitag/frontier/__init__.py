@@ -9,9 +9,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from spitag.errors import BadInputError
-from spitag.frontier.base import Counts, Entry, Frontier, HostState, Politeness, PushResult
+from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, Politeness, PushResult
 
-__all__ = ["Counts", "Entry", "Frontier", "HostState", "Politeness", "PushResult", "open_frontier", "new_owner"]
+__all__ = [
+    "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "open_frontier", "new_owner",
+]
 
 
 def new_owner() -> str:

@@ -35,11 +35,15 @@ one (SQLite); the contract is the same:
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
   send them. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
-* ``learn(observations)`` — the semantic scores of pages fetched, (host, score): the
-  host ranking's S and n. ``learnt(since)`` — what the crawl learnt that this owner's
-  strategy has not seen: ``since=None`` gives every host's totals so far (a resumed
+* ``learn(observations, news)`` — the semantic scores of pages fetched, (host, score):
+  the host ranking's S and n; ``news``, what the owner's strategy saw that the other
+  owners' strategies should hear (the links it found), carried as it is.
+  ``learnt(since)`` — what the crawl learnt that this owner's strategy has not seen,
+  in ``Learnt`` batches: ``since=None`` gives every host's totals so far (a resumed
   crawl's strategy starts from them) and a cursor; a cursor gives what *other* owners
-  learnt after it (several workers' strategies learn from every worker's pages).
+  learnt after it, batch by batch in the order learnt, with their news (several
+  workers' strategies learn from every worker's pages and links). A backend with one
+  owner (SQLite) keeps no news: nobody else would hear it.
 * ``heartbeat()`` — this owner is alive; returns how many live owners of the crawl
   run on its machine (its host name), itself included: they share its CPUs.
 """
@@ -106,6 +110,16 @@ class PushResult:
     hosts: set[str] = field(default_factory=set)
 
 
+@dataclass
+class Learnt:
+    """One batch of what an owner learnt (``learnt``): pages fetched, as (host, score
+    sum, pages), and its strategy's ``news`` for the other owners' strategies (a
+    JSON-able dict the frontier carries without reading it), or None."""
+
+    pages: list[tuple[str, float, int]]
+    news: dict[str, Any] | None = None
+
+
 @dataclass(frozen=True)
 class Politeness:
     """Per-host pacing. ``delay`` is the default seconds between two requests to a host
@@ -170,6 +184,8 @@ def posterior_rank(best: float, score_sum: float, pages: int, k: float) -> float
 
 class Frontier(ABC):
     """One crawl's frontier; see the module docstring for the contract."""
+
+    shared: bool = False  # several owners (workers) may work on one crawl at once
 
     def __init__(
         self,
@@ -278,15 +294,15 @@ class Frontier(ABC):
         """Forget a stop request (a crawl started again resumes)."""
 
     @abstractmethod
-    def learn(self, observations: Sequence[tuple[str, float]]) -> None:
+    def learn(self, observations: Sequence[tuple[str, float]], news: dict[str, Any] | None = None) -> None:
         """Record the semantic scores of pages fetched, as (host, score) pairs (host
-        ranking); one round trip for the whole batch."""
+        ranking), and the strategy's ``news`` for the other owners; one round trip."""
 
     @abstractmethod
-    def learnt(self, since: str | None) -> tuple[str, list[tuple[str, float, int]]]:
-        """(cursor, [(host, score sum, pages)]): with ``since=None`` every host's
-        totals so far; with a cursor from an earlier call, the pages *other* owners
-        learnt after it (this owner's own pages its strategy saw first hand)."""
+    def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
+        """(cursor, batches): with ``since=None`` one batch of every host's totals so
+        far; with a cursor from an earlier call, the batches *other* owners learnt
+        after it, in order (this owner's own pages its strategy saw first hand)."""
 
     def heartbeat(self) -> int:
         """Mark this owner alive (every second or so); how many live owners of the

@@ -44,8 +44,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
-  JSON list of [host, score sum, pages]), trimmed to about ``LEARNT_KEEP`` entries:
-  what each worker's strategy reads of the other workers' pages (``learnt``);
+  JSON list of [host, score sum, pages], ``n`` the strategy's news as JSON, if any),
+  trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads of the
+  other workers' pages and links (``learnt``);
 * ``alive`` hash — owner → ``<time> <machine>``, its last heartbeat (every second) and
   its host name: how many workers share a machine; an owner silent for an hour is
   dropped, a closing one removes itself;
@@ -78,13 +79,16 @@ from urllib.parse import urlsplit
 import redis
 
 from spitag.errors import BackendUnavailableError, BadInputError, FrontierUnavailableError
-from spitag.frontier.base import Counts, Entry, Frontier, HostState, PushResult
+from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, PushResult
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
 
 LAYOUT = "3"
-LEARNT_KEEP = 20_000  # learn batches kept in the ``learnt`` stream (a few per second a worker)
+# learn batches kept in the ``learnt`` stream: at five a second a worker (one a flush),
+# 10 workers fill it in 40 s; only a reader that far behind misses some (a worker that
+# starts or resumes reads the totals, ``ys``/``yn``, not the stream)
+LEARNT_KEEP = 2_000
 LEARNT_READ = 1_000  # of them read by one ``learnt`` call
 ALIVE_SECONDS = 10  # a worker whose heartbeat (every second) is older is not counted
 
@@ -639,11 +643,16 @@ end
 return renewed
 """
 
-# ARGV: prefix, w, half, owner, feed (JSON), keep, then (host, score sum, pages) triples.
+# ARGV: prefix, w, half, owner, feed (JSON), keep, news (JSON or ""), then
+# (host, score sum, pages) triples.
 LEARN = _COMMON + r"""
 local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
-redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5])
-for i = 7, #ARGV, 3 do
+if ARGV[7] == '' then
+  redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5])
+else
+  redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5], 'n', ARGV[7])
+end
+for i = 8, #ARGV, 3 do
   local host = ARGV[i]
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
@@ -908,6 +917,7 @@ class RedisFrontier(Frontier):
     """``redis://host:port/db`` (also ``rediss://``, ``unix://``); see the module docstring."""
 
     SCAN_HOSTS = 256  # hosts examined by rank in one pop before taking any ready host
+    shared = True
 
     def __init__(self, url: str, crawl: str, owner: str, **kwargs: Any) -> None:
         super().__init__(url, crawl, owner, **kwargs)
@@ -1033,26 +1043,28 @@ class RedisFrontier(Frontier):
         return {h.decode(): float(d) for h, d in self.redis.hgetall(self.prefix + "delay").items()}
 
     @_transient
-    def learn(self, observations: Sequence[tuple[str, float]]) -> None:
+    def learn(self, observations: Sequence[tuple[str, float]], news: dict[str, Any] | None = None) -> None:
         sums: dict[str, list[float]] = {}
         for host, score in observations:
             total = sums.setdefault(host, [0.0, 0])
             total[0] += score
             total[1] += 1
-        if not sums:
+        if not sums and not news:
             return
         feed = json.dumps([[h, float(sc), int(n)] for h, (sc, n) in sums.items()], separators=(",", ":"))
-        args: list[Any] = [self.prefix, self.host_weight, self.score_half, self.owner, feed, LEARNT_KEEP]
+        told = json.dumps(news, separators=(",", ":")) if news else ""
+        args: list[Any] = [self.prefix, self.host_weight, self.score_half, self.owner, feed, LEARNT_KEEP, told]
         for host, (score, pages) in sums.items():
             args += [host, repr(float(score)), int(pages)]
         self._learn(args=args)
 
     @_transient
-    def learnt(self, since: str | None) -> tuple[str, list[tuple[str, float, int]]]:
+    def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
         """At first, every host's totals (``ys``/``yn``) and the ``learnt`` stream's
         last id, read in one transaction; then the stream's entries after the cursor
-        written by other owners (at most ``LEARNT_READ`` a call; the next call goes on).
-        A worker that falls more than ``LEARNT_KEEP`` entries behind misses those."""
+        written by other owners, a batch each (at most ``LEARNT_READ`` a call; the next
+        call goes on). A worker that falls more than ``LEARNT_KEEP`` entries behind
+        misses those. An entry that is not of the expected shape is skipped."""
         key = self.prefix + "learnt"
         if since is None:
             pipe = self.redis.pipeline(transaction=True)
@@ -1064,9 +1076,9 @@ class RedisFrontier(Frontier):
             rows = [
                 (h.decode(), float(sums.get(h, 0.0)), int(n)) for h, n in pages.items() if int(n) > 0
             ]
-            return cursor, rows
+            return cursor, [Learnt(rows)] if rows else []
         read = self.redis.xread({key: since}, count=LEARNT_READ)
-        rows: list[tuple[str, float, int]] = []
+        batches: list[Learnt] = []
         cursor = since
         for _, entries in read:
             for entry_id, fields in entries:
@@ -1074,10 +1086,12 @@ class RedisFrontier(Frontier):
                 if fields.get(b"o", b"").decode() == self.owner:
                     continue
                 try:
-                    rows += [(str(h), float(sc), int(n)) for h, sc, n in json.loads(fields.get(b"d", b"[]"))]
+                    rows = [(str(h), float(sc), int(n)) for h, sc, n in json.loads(fields.get(b"d", b"[]"))]
+                    news = json.loads(fields[b"n"]) if b"n" in fields else None
                 except (ValueError, TypeError):
                     continue  # not ours to crash on: an entry written by something else
-        return cursor, rows
+                batches.append(Learnt(rows, news if isinstance(news, dict) else None))
+        return cursor, batches
 
     @_transient
     def counts(self) -> Counts:

@@ -28,6 +28,7 @@ from spitag.frontier.base import (
     Entry,
     Frontier,
     HostState,
+    Learnt,
     PushResult,
     combine_priority,
 )
@@ -386,7 +387,8 @@ class SQLiteFrontier(Frontier):
     def clear_stop(self) -> None:
         self.conn.execute("DELETE FROM frontier_control WHERE crawl = ?", (self.crawl,))
 
-    def learn(self, observations: Sequence[tuple[str, float]]) -> None:
+    def learn(self, observations: Sequence[tuple[str, float]], news: dict[str, Any] | None = None) -> None:
+        """The news is dropped: this frontier's one owner is the only one to hear it."""
         sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
         for host, score in observations:
             sums[host][0] += score
@@ -401,7 +403,7 @@ class SQLiteFrontier(Frontier):
             if self.host_weight > 0:
                 self._refresh_hosts(sums)
 
-    def learnt(self, since: str | None) -> tuple[str, list[tuple[str, float, int]]]:
+    def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
         """Every host's totals at first; afterwards nothing: an SQLite frontier has one
         owner, whose strategy saw its own pages first hand."""
         if since is not None:
@@ -410,7 +412,7 @@ class SQLiteFrontier(Frontier):
             "SELECT host, score_sum, pages FROM frontier_host WHERE crawl = ? AND pages > 0",
             (self.crawl,),
         ).fetchall()
-        return "all", [(h, float(s), int(n)) for h, s, n in rows]
+        return "all", [Learnt([(h, float(s), int(n)) for h, s, n in rows])] if rows else []
 
     def counts(self) -> Counts:
         counts = Counts()

@@ -10,13 +10,16 @@ HEAD = (
 )
 
 
-def tree_site(pages: int, fanout: int = 8, delay: float = 0.0) -> DictSite:
+def tree_site(pages: int, fanout: int = 8, delay: float = 0.0, away: str = "") -> DictSite:
     """Pages ``/p/0.html`` … ``/p/{pages-1}.html`` in a tree: page i links to its
-    children ``fanout·i+1 … fanout·i+fanout`` and back to the root. ``/`` is page 0."""
+    children ``fanout·i+1 … fanout·i+fanout`` and back to the root. ``/`` is page 0.
+    With ``away`` (a host name), page i also links to ``http://{i}.{away}/``."""
     site = DictSite()
     for i in range(pages):
         children = [c for c in range(fanout * i + 1, fanout * i + fanout + 1) if c < pages]
         links = "".join(f'<a href="/p/{c}.html">page {c}</a> ' for c in children)
+        if away:
+            links += f'<a href="http://{i}.{away}/">elsewhere</a> '
         body = (
             f"<html><head>{HEAD.format(title=f'Page {i}')}</head><body><h1>Page {i}</h1>"
             f'{links}<a href="/">home</a></body></html>'
