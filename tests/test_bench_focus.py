@@ -404,3 +404,34 @@ def test_focus_with_workers_on_one_redis_frontier(real_pages_dir: Path, tmp_path
             per_worker.append(conn.execute("SELECT COUNT(*) FROM url WHERE status = 200").fetchone()[0])
     assert min(per_worker) > 0, per_worker  # both workers took pages from the shared frontier
     assert sum(per_worker) == crawl["pages_200"] == sum(r["n"] for r in crawl["per_depth"].values())
+
+
+def test_focus_compare_on_hand_made_runs(tmp_path: Path) -> None:
+    """bench/focus_compare.py: the stratified difference, its exact permutation p and
+    the webs left out, on focus.json records made by hand (K = 2, oracle 10 a page)."""
+    from bench.focus_compare import main
+
+    def record(name: str, seed: int, ratios: list[float], strategy: str = "spitag") -> Path:
+        crawls = [{"strategy": strategy, "counts": [round(10 * r)] * 2} for r in ratios]
+        data = {"web": {"params": {"seed": seed, "popularity": 0.0}}, "oracle": {"counts": [10, 10, 3]},
+                "crawls": crawls}
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "focus.json").write_text(json.dumps(data))
+        return tmp_path / name
+
+    a = [record(f"a{s}", s, [0.9, 0.8]) for s in range(3)]
+    b = [record(f"b{s}", s, [0.5, 0.4]) for s in range(3)] + [record("b9", 9, [0.1])]  # seed 9: B only
+    out = tmp_path / "result.json"
+    assert main(["--a", *map(str, a), "--b", *map(str, b), "--k", "2", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["compared"] == 3 and result["difference"] == pytest.approx(0.4)
+    # 6 labellings of each web's 4 crawls, 216 in all; only the observed one and its
+    # mirror image are as far from 0 as 0.4
+    assert (result["labellings"], result["exact"]) == (216, True)
+    assert result["p"] == pytest.approx(2 / 216)
+    assert result["interval90"] == pytest.approx([0.3, 0.5], abs=0.051)
+    assert [w["web"] for w in result["webs"] if not w["a"]] == ["seed 9"]
+    # no difference at all: every labelling is as extreme, p = 1
+    same = [record(f"c{s}", s, [0.5, 0.5]) for s in range(2)]
+    assert main(["--a", *map(str, same), "--b", *map(str, same), "--k", "2", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["p"] == 1.0
