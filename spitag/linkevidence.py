@@ -29,10 +29,12 @@ site's. It is 0 until ``min_sites`` samples exist.
 Memory is bounded: at most ``max_hosts`` unseen hosts are tracked (a few hundred bytes
 each, whatever the links to them). A host beyond that has no evidence: deviation 0.
 
-Several workers of one crawl each parse only their share of the pages, so each would
-see only its share of the links. With ``sharing`` on, the links a worker finds are
-also gathered per host (``drain``: ``[host, Σ log(1 + score), links, mask]`` rows) for
-the others, which add them as if they had found them (``merge``): sums add, masks OR.
+What the links said must outlive the process that saw them: a resumed crawl should
+not start from nothing, and several workers of one crawl each parse only their share
+of the pages. With ``sharing`` on, the links found are also gathered per host
+(``drain``: ``[host, Σ log(1 + score), links, mask]`` rows) for the frontier, which
+keeps their totals and passes them to the other workers; a strategy given such rows
+(``merge``) counts them as if it had found the links itself: sums add, masks OR.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
   worker does not quit while another's leases could still come back.
 * A learning strategy (``spitag``) is fed what the frontier learnt without it
   (``Frontier.learnt``): every host's totals at open (a resume, or a worker joining a
-  running crawl), then every 0.2 s the pages the other workers learnt, and the links
-  they found (the strategy's ``news``, sent with this worker's own pages).
+  running crawl), then every 0.2 s the pages the other workers learnt; the same for
+  link evidence (``links_found`` of the strategy, written with this worker's pages).
 * A frontier that stops answering (Redis restarting) is an outage, not a crash: pushes
   and acks wait in memory and are retried with backoff, pops pause, the crawl goes on.
 """
@@ -97,7 +97,7 @@ class FrontierScheduler(BaseScheduler):
         self.learnt: list[tuple[str, float]] = []
         self.absorbing: Strategy | None = None  # a strategy fed what others learnt
         self.learnt_cursor: str | None = None
-        self.news: dict[str, Any] | None = None  # the strategy's news, not yet written
+        self.links_out: list[tuple[str, float, int, int]] = []  # link evidence not yet written
         self.canonicals: list[Entry] = []
         self.loops: list[task.LoopingCall] = []
         self.wake_call: Any = None
@@ -158,8 +158,8 @@ class FrontierScheduler(BaseScheduler):
             # The strategy starts from what the crawl learnt before (a resume), then
             # hears of the other workers' pages as they are learnt.
             self.absorbing = strategy
-            if self.frontier.shared and hasattr(strategy, "share"):
-                strategy.share()  # its news (the links it finds) goes to the other workers
+            if hasattr(strategy, "share"):
+                strategy.share()  # the links it finds go to the frontier too
             self._absorb()
         self._heartbeat()
         self.start_urls_key = self.crawler.settings.get(
@@ -382,10 +382,13 @@ class FrontierScheduler(BaseScheduler):
                 marked = self.frontier.mark_done(self.canonicals)
                 self.stats.inc_value("spitag/frontier/canonical_done", marked)
                 self.canonicals = []
-            self._gather_news()
-            if self.learnt or self.news:
-                self.frontier.learn(self.learnt, self.news)
-                self.learnt, self.news = [], None
+            if self.absorbing is not None and hasattr(self.absorbing, "links_found"):
+                found = self.absorbing.links_found()
+                self.links_out += found  # kept, like the pages, while the frontier is down
+                self.stats.inc_value("spitag/strategy/links_found", sum(row[2] for row in found))
+            if self.learnt or self.links_out:
+                self.frontier.learn(self.learnt, self.links_out)
+                self.learnt, self.links_out = [], []
         except FrontierUnavailableError as exc:
             self._outage(exc)
             return
@@ -445,33 +448,23 @@ class FrontierScheduler(BaseScheduler):
         self.learnt_cursor, batches = answer
         pages = hosts = links = 0
         for batch in batches:
-            if batch.news and hasattr(self.absorbing, "hear"):
-                links += self.absorbing.hear(batch.news)  # the links first, as their finder did
+            if batch.links and hasattr(self.absorbing, "hear_links"):
+                links += self.absorbing.hear_links(batch.links)  # first, as their finder did
             for host, score_sum, n in batch.pages:
                 self.absorbing.absorb(host, score_sum, n)
                 pages += n
             hosts += len(batch.pages)
         if links:
-            self.stats.inc_value("spitag/strategy/links_from_workers", links)
+            self.stats.inc_value(
+                "spitag/strategy/links_at_start" if first else "spitag/strategy/links_from_workers", links
+            )
         if pages:
             self.stats.inc_value(
                 "spitag/strategy/learnt_at_start" if first else "spitag/strategy/learnt_from_workers", pages
             )
-            if first:
-                logger.info("strategy %s starts from %d pages of %d hosts learnt before",
-                            self.absorbing.name, pages, hosts)
-
-    def _gather_news(self) -> None:
-        """Add the strategy's news since the last flush to what waits to be written
-        (kept, like the pages, while the frontier is down)."""
-        news = self.absorbing.news() if self.absorbing is not None and hasattr(self.absorbing, "news") else None
-        if not news:
-            return
-        self.stats.inc_value("spitag/strategy/links_to_workers", sum(row[2] for row in news.get("links", [])))
-        if self.news is None:
-            self.news = news
-        else:  # an outage: the rows of both add up when heard
-            self.news = {"links": list(self.news.get("links", [])) + list(news.get("links", []))}
+        if first and (pages or links):
+            logger.info("strategy %s starts from %d pages of %d hosts and %d links learnt before",
+                        self.absorbing.name, pages, hosts, links)
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)

@@ -289,7 +289,8 @@ class SiteLearning(SpiTag):
     The strategy learns from the parents it scores (each parent page once, when its
     first outlink is scored), and from what the frontier learnt without it
     (``absorb``): a resumed crawl's earlier pages, and with several workers every
-    other worker's pages, and (``share``, ``news``, ``hear``) the links they found.
+    other worker's pages, and (``share``, ``links_found``, ``hear_links``) the links found
+    by earlier runs and by the other workers.
     Equal estimates go shallowest first (``ties_shallowest``: breadth-first within a
     site of alike pages).
     """
@@ -368,30 +369,23 @@ class SiteLearning(SpiTag):
             self.names.learn(host, site[0] / site[1])
 
     def share(self) -> None:
-        """Several workers on one frontier: from now on, gather for ``news`` what only
-        this worker sees (the links it finds to hosts not fetched yet)."""
+        """From now on, gather the links found to hosts not fetched yet for
+        ``links_found``: the frontier keeps them (a resumed crawl starts from them) and
+        passes them to the other workers."""
         self.links.sharing = bool(self.link_evidence)
 
-    def news(self) -> dict[str, Any] | None:
-        """What the other workers' strategies should ``hear`` of this one since the last
-        call: ``{"links": [[host, Σ log(1 + score), links, mask], …]}``; None if nothing."""
-        rows = self.links.drain()
-        return {"links": rows} if rows else None
+    def links_found(self) -> list[tuple[str, float, int, int]]:
+        """The link evidence found since the last call, per host: (host, Σ log(1 +
+        linking page's score), links, mask of linking hosts)."""
+        return [(str(h), float(ls), int(n), int(m)) for h, ls, n, m in self.links.drain()]
 
-    def hear(self, news: Any) -> int:
-        """Take in another worker's ``news``, as if its links had been found here;
-        returns how many links it held. Rows that are not of that shape are skipped."""
+    def hear_links(self, rows: Sequence[tuple[str, float, int, int]]) -> int:
+        """Take in link evidence found elsewhere (an earlier run, another worker), as
+        if found here; returns how many links it held."""
         heard = 0
-        rows = news.get("links") if isinstance(news, dict) else None
-        for row in rows if isinstance(rows, list) else ():
-            try:
-                host, log_sum, links, mask = row
-                log_sum, links, mask = float(log_sum), int(links), int(mask)
-            except (TypeError, ValueError):
-                continue
-            if isinstance(host, str) and math.isfinite(log_sum) and log_sum >= 0 and links > 0 and mask >= 0:
-                self.links.merge(host, log_sum, links, mask)
-                heard += links
+        for host, log_sum, links, mask in rows:
+            self.links.merge(host, log_sum, links, mask)
+            heard += links
         return heard
 
     def site_mean(self, host: str) -> float | None:

@@ -225,28 +225,31 @@ def test_posterior_k_weighs_the_link_promise(make) -> None:
 
 
 def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url) -> None:
-    """A resumed strategy starts from every host's totals; a worker's strategy then
-    hears of the other workers' pages and news, batch by batch, not of its own (it saw
-    those first hand)."""
+    """A resumed strategy starts from every host's totals, pages and link evidence; a
+    worker's strategy then hears of the other workers' pages and links, batch by batch,
+    not of its own (it saw those first hand)."""
+    high = 1 << 63  # masks keep all 64 bits, whichever backend
     me = make(owner="w1", host_weight=0.7, host_ranking="posterior")
-    me.learn([("a.test", 2.0), ("a.test", 4.0), ("b.test", 1.5)], {"links": [["x.test", 1.0, 1, 4]]})
+    me.learn([("a.test", 2.0), ("a.test", 4.0), ("b.test", 1.5)], [("x.test", 1.0, 1, 4 | high)])
+    me.learn([], [("x.test", 0.5, 2, 3), ("y.test", 2.0, 1, 1), ("bad.test", -1.0, 1, 1), ("z.test", 1.0, 0, 1)])
     cursor, batches = me.learnt(None)
-    assert len(batches) == 1 and batches[0].news is None  # totals: pages only
+    assert len(batches) == 1
     assert sorted(batches[0].pages) == [("a.test", 6.0, 2), ("b.test", 1.5, 1)]
-    me.learn([("a.test", 10.0)], {"links": [["y.test", 0.5, 2, 3]]})  # mine: not fed back
+    assert sorted(batches[0].links) == [("x.test", 1.5, 3, 7 | high), ("y.test", 2.0, 1, 1)]
+    me.learn([("a.test", 10.0)], [("y.test", 0.5, 2, 3)])  # mine: not fed back
     cursor, batches = me.learnt(cursor)
     assert batches == []
     if frontier_url.startswith("sqlite"):
         return  # one owner per SQLite frontier: there are no other workers
     other = make(owner="w2", host_weight=0.7, host_ranking="posterior")
     other.learn([("c.test", 7.0), ("c.test", 1.0), ("a.test", 0.5)])
-    other.learn([], {"links": [["z.test", 2.5, 3, 6]]})  # news alone: links found, no page learnt
-    other.learn([("c.test", 2.0)], {"links": [["z.test", 1.0, 1, 8]]})
+    other.learn([], [("z.test", 2.5, 3, 6)])  # links alone: found, no page learnt
+    other.learn([("c.test", 2.0)], [("z.test", 1.0, 1, 8 | high)])
     cursor, batches = me.learnt(cursor)
-    assert [(sorted(b.pages), b.news) for b in batches] == [
-        ([("a.test", 0.5, 1), ("c.test", 8.0, 2)], None),
-        ([], {"links": [["z.test", 2.5, 3, 6]]}),
-        ([("c.test", 2.0, 1)], {"links": [["z.test", 1.0, 1, 8]]}),
+    assert [(sorted(b.pages), b.links) for b in batches] == [
+        ([("a.test", 0.5, 1), ("c.test", 8.0, 2)], []),
+        ([], [("z.test", 2.5, 3, 6)]),
+        ([("c.test", 2.0, 1)], [("z.test", 1.0, 1, 8 | high)]),
     ]
     assert me.learnt(cursor)[1] == []  # read once
     r = redis.Redis.from_url(frontier_url)
@@ -254,8 +257,9 @@ def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url
     other.learn([("c.test", 1.0)])
     cursor, batches = me.learnt(cursor)
     assert [b.pages for b in batches] == [[("c.test", 1.0, 1)]]
-    _, batches = other.learnt(None)  # a new worker starts from everyone's totals
-    assert sorted(batches[0].pages) == [("a.test", 16.5, 4), ("b.test", 1.5, 1), ("c.test", 11.0, 4)]
+    _, (batch,) = other.learnt(None)  # a new worker starts from everyone's totals
+    assert sorted(batch.pages) == [("a.test", 16.5, 4), ("b.test", 1.5, 1), ("c.test", 11.0, 4)]
+    assert sorted(batch.links) == [("x.test", 1.5, 3, 7 | high), ("y.test", 2.5, 3, 3), ("z.test", 3.5, 4, 14 | high)]
 
 
 def test_heartbeat_counts_the_live_workers_on_this_machine(make, frontier_url) -> None:
@@ -565,3 +569,24 @@ def test_redis_keeps_priorities_as_integers(redis_url: str) -> None:
     assert decode_priority(str(PRIORITY_ZERO)) == 0.0
     f.close()
     client.close()
+
+
+def test_an_earlier_sqlite_frontier_gains_the_link_evidence_columns(tmp_path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:  # frontier_host as SpiTag wrote it before link evidence
+        conn.execute(
+            "CREATE TABLE frontier_host (crawl TEXT NOT NULL, host TEXT NOT NULL, best REAL, rank REAL,"
+            " next_allowed REAL NOT NULL DEFAULT 0, delay REAL, score_sum REAL NOT NULL DEFAULT 0,"
+            " pages INTEGER NOT NULL DEFAULT 0, hard_next REAL NOT NULL DEFAULT 0, PRIMARY KEY (crawl, host))"
+        )
+        conn.execute("INSERT INTO frontier_host (crawl, host, score_sum, pages) VALUES ('c', 'a.test', 9.0, 3)")
+    conn.close()
+    f = open_frontier(f"sqlite:///{path}", "c", None)
+    try:
+        f.learn([], [("x.test", 1.0, 1, 1 << 63)])
+        _, (batch,) = f.learnt(None)
+        assert batch.pages == [("a.test", 9.0, 3)] and batch.links == [("x.test", 1.0, 1, 1 << 63)]
+    finally:
+        f.close()

@@ -167,8 +167,8 @@ def test_link_evidence_setting() -> None:
 
 
 def test_workers_that_share_their_links_learn_what_one_worker_would() -> None:
-    """Two workers each score half of the pages; with each one's news heard by the
-    other (and each one's pages absorbed, as the frontier feeds them), both hold the
+    """Two workers each score half of the pages; with the links each one found heard by
+    the other (and each one's pages absorbed, as the frontier feeds them), both hold the
     link evidence and the regression samples of one worker that scored every page."""
     one = SiteLearning(explore_pages=1, host_names=0.0)
     a, b = (SiteLearning(explore_pages=1, host_names=0.0) for _ in range(2))
@@ -182,10 +182,9 @@ def test_workers_that_share_their_links_learn_what_one_worker_would() -> None:
         worker, peer = (a, b) if i % 2 else (b, a)
         for url in links:
             assert one.contribution(page, url) == pytest.approx(worker.contribution(page, url))
-        news = worker.news()
-        assert peer.news() is None  # nothing found there since its last news
-        if news:
-            assert peer.hear(news) == sum(row[2] for row in news["links"])
+        found = worker.links_found()
+        assert peer.links_found() == []  # nothing found there since its last call
+        assert peer.hear_links(found) == sum(row[2] for row in found)
         peer.absorb(f"s{k}.test", page.score, 1)
     for s in (a, b):
         assert s.links.pending.keys() == one.links.pending.keys()
@@ -198,16 +197,19 @@ def test_workers_that_share_their_links_learn_what_one_worker_would() -> None:
     assert a.links.coef == pytest.approx(one.links.coef) and b.links.coef == pytest.approx(one.links.coef)
 
 
-def test_news_is_kept_only_when_shared_and_heard_with_care() -> None:
+def test_links_are_gathered_only_when_shared() -> None:
     alone = SiteLearning()
     alone.contribution(parent("http://a.test/", 5.0), "http://b.test/")
-    assert alone.news() is None  # one worker: nothing gathered for others
+    assert alone.links_found() == []  # not shared: nothing gathered, nothing grows
     s = SiteLearning()
-    heard = s.hear({"links": [
-        ["b.test", math.log1p(5.0), 2, 1],
-        ["bad.test", "x", 1, 1], ["neg.test", -1.0, 1, 1], ["none.test", 1.0, 0, 1], ["short.test", 1.0],
-        [7, 1.0, 1, 1], ["inf.test", float("inf"), 1, 1],
-    ]})
-    assert heard == 2 and list(s.links.pending) == ["b.test"]
-    assert s.hear("not news") == 0 and s.hear({"links": "nope"}) == 0 and s.hear({}) == 0
-    assert s.links.features("b.test") == pytest.approx((math.log1p(5.0) / 2, math.log(linking_hosts(1))))
+    s.share()
+    s.contribution(parent("http://a.test/", 5.0), "http://b.test/1")
+    s.contribution(parent("http://a.test/", 5.0), "http://b.test/2")
+    ((host, log_sum, links, mask),) = s.links_found()
+    assert (host, links, bin(mask).count("1")) == ("b.test", 2, 1)
+    assert log_sum == pytest.approx(2 * math.log1p(5.0))
+    assert s.links_found() == []  # drained
+    heard = SiteLearning()
+    assert heard.hear_links([("b.test", log_sum, links, mask), ("c.test", 1.0, 0, 1)]) == 2
+    assert list(heard.links.pending) == ["b.test"]  # a row of no links adds nothing
+    assert heard.links.features("b.test") == pytest.approx(s.links.features("b.test"))

@@ -164,3 +164,28 @@ def test_resumed_strategy_starts_from_what_the_crawl_learnt(tmp_path: Path) -> N
     assert extra["priority"] == pytest.approx(rich_mean * depth_discount(1))
     stats = parse_stats((tmp_path / "run2.log").read_text())
     assert stats.get("spitag/strategy/learnt_at_start") == "3"
+
+
+def test_resumed_strategy_starts_from_the_links_the_crawl_found(tmp_path: Path) -> None:
+    """The link evidence of hosts (what the links found to them said before their
+    first page: ``spitag.linkevidence``) is kept in the frontier, and a rerun's
+    ``spitag`` starts from it, not from nothing."""
+    hub = DictSite().add("/", rich_page("hub", 3, (
+        '<a href="http://one.away.test/">1</a> <a href="http://two.away.test/x">2</a> '
+        '<a href="http://two.away.test/y">3</a> <a href="/in">in</a>'
+    )))
+    hub.add("/in", rich_page("in", 2))
+    with WebServer() as server:  # the away hosts are unknown to it: 404
+        server.add_site(HOST, hub)
+        cmd = crawl_command(tmp_path, "run.jsonl") + ["-s", "SPITAG_SCOPE=any"]
+        for name in ("run1", "run2"):
+            assert start(cmd, server, tmp_path / f"{name}.log").wait(120) == 0
+    with sqlite3.connect(tmp_path / "frontier.db") as conn:
+        found = dict(conn.execute("SELECT host, link_n FROM frontier_host WHERE link_n > 0"))
+    # found when the hub page was scored, before either away host had a page learnt
+    assert found == {"one.away.test": 1, "two.away.test": 2}
+    first = parse_stats((tmp_path / "run1.log").read_text())
+    assert first.get("spitag/strategy/links_found") == "3" and "spitag/strategy/links_at_start" not in first
+    second = parse_stats((tmp_path / "run2.log").read_text())
+    assert second.get("spitag/strategy/links_at_start") == "3"
+    assert "and 3 links learnt before" in (tmp_path / "run2.log").read_text()

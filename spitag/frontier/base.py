@@ -35,15 +35,15 @@ one (SQLite); the contract is the same:
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
   send them. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
-* ``learn(observations, news)`` — the semantic scores of pages fetched, (host, score):
-  the host ranking's S and n; ``news``, what the owner's strategy saw that the other
-  owners' strategies should hear (the links it found), carried as it is.
-  ``learnt(since)`` — what the crawl learnt that this owner's strategy has not seen,
-  in ``Learnt`` batches: ``since=None`` gives every host's totals so far (a resumed
+* ``learn(observations, links)`` — the semantic scores of pages fetched, (host, score):
+  the host ranking's S and n; and the *link evidence* the strategy found for hosts it
+  had not fetched yet, ``(host, Σ log(1 + linking page's score), links, mask of linking
+  hosts)`` (``spitag.linkevidence``): summed per host, masks OR-ed. ``learnt(since)`` —
+  what the crawl learnt that this owner's strategy has not seen, in ``Learnt``
+  batches: ``since=None`` gives every host's totals so far, pages and links (a resumed
   crawl's strategy starts from them) and a cursor; a cursor gives what *other* owners
-  learnt after it, batch by batch in the order learnt, with their news (several
-  workers' strategies learn from every worker's pages and links). A backend with one
-  owner (SQLite) keeps no news: nobody else would hear it.
+  learnt after it, batch by batch in the order learnt (several workers' strategies
+  learn from every worker's pages and links).
 * ``heartbeat()`` — this owner is alive; returns how many live owners of the crawl
   run on its machine (its host name), itself included: they share its CPUs.
 """
@@ -110,14 +110,36 @@ class PushResult:
     hosts: set[str] = field(default_factory=set)
 
 
+MASK = (1 << 64) - 1  # link evidence: a 64-bit mask of linking hosts (linear counting)
+
+
 @dataclass
 class Learnt:
-    """One batch of what an owner learnt (``learnt``): pages fetched, as (host, score
-    sum, pages), and its strategy's ``news`` for the other owners' strategies (a
-    JSON-able dict the frontier carries without reading it), or None."""
+    """One batch of what the crawl learnt (``learnt``): pages fetched, as (host, score
+    sum, pages), and link evidence, as (host, Σ log(1 + score), links, mask); a strategy
+    takes the links first (they were found before the pages they predict)."""
 
-    pages: list[tuple[str, float, int]]
-    news: dict[str, Any] | None = None
+    pages: list[tuple[str, float, int]] = field(default_factory=list)
+    links: list[tuple[str, float, int, int]] = field(default_factory=list)
+
+
+def link_rows(rows: Sequence[Sequence[Any]]) -> dict[str, list[Any]]:
+    """Link evidence rows summed per host (masks OR-ed); rows not of the shape are
+    dropped (they come from another process: not ours to crash on)."""
+    out: dict[str, list[Any]] = {}
+    for row in rows:
+        try:
+            host, log_sum, links, mask = row
+            log_sum, links, mask = float(log_sum), int(links), int(mask) & MASK
+        except (TypeError, ValueError):
+            continue
+        if not isinstance(host, str) or not host or not math.isfinite(log_sum) or log_sum < 0 or links <= 0:
+            continue
+        total = out.setdefault(host, [0.0, 0, 0])
+        total[0] += log_sum
+        total[1] += links
+        total[2] |= mask
+    return out
 
 
 @dataclass(frozen=True)
@@ -184,8 +206,6 @@ def posterior_rank(best: float, score_sum: float, pages: int, k: float) -> float
 
 class Frontier(ABC):
     """One crawl's frontier; see the module docstring for the contract."""
-
-    shared: bool = False  # several owners (workers) may work on one crawl at once
 
     def __init__(
         self,
@@ -294,15 +314,18 @@ class Frontier(ABC):
         """Forget a stop request (a crawl started again resumes)."""
 
     @abstractmethod
-    def learn(self, observations: Sequence[tuple[str, float]], news: dict[str, Any] | None = None) -> None:
+    def learn(
+        self, observations: Sequence[tuple[str, float]], links: Sequence[tuple[str, float, int, int]] = ()
+    ) -> None:
         """Record the semantic scores of pages fetched, as (host, score) pairs (host
-        ranking), and the strategy's ``news`` for the other owners; one round trip."""
+        ranking), and the link evidence found (see the module docstring); one round
+        trip for the whole batch."""
 
     @abstractmethod
     def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
         """(cursor, batches): with ``since=None`` one batch of every host's totals so
-        far; with a cursor from an earlier call, the batches *other* owners learnt
-        after it, in order (this owner's own pages its strategy saw first hand)."""
+        far (pages and links); with a cursor from an earlier call, the batches *other*
+        owners learnt after it, in order (this owner's strategy saw its own first hand)."""
 
     def heartbeat(self) -> int:
         """Mark this owner alive (every second or so); how many live owners of the

@@ -43,10 +43,14 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   next-allowed time; ``next`` / ``hard`` hashes — soft (pop) and hard (download)
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
+  ``ls`` / ``ll`` / ``lm`` hashes — the link evidence found per host (``learn``'s links:
+  Σ log(1 + linking page's score), links, and the 64-bit mask of linking hosts as
+  ``<high 32 bits>:<low 32 bits>``, OR-ed), what a resumed or joining worker's
+  strategy starts from;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
-  JSON list of [host, score sum, pages], ``n`` the strategy's news as JSON, if any),
-  trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads of the
-  other workers' pages and links (``learnt``);
+  JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
+  any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
+  of the other workers' pages and links (``learnt``);
 * ``alive`` hash — owner → ``<time> <machine>``, its last heartbeat (every second) and
   its host name: how many workers share a machine; an owner silent for an hour is
   dropped, a closing one removes itself;
@@ -79,7 +83,7 @@ from urllib.parse import urlsplit
 import redis
 
 from spitag.errors import BackendUnavailableError, BadInputError, FrontierUnavailableError
-from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, PushResult
+from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, PushResult, link_rows
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
@@ -643,20 +647,39 @@ end
 return renewed
 """
 
-# ARGV: prefix, w, half, owner, feed (JSON), keep, news (JSON or ""), then
-# (host, score sum, pages) triples.
+# ARGV: prefix, w, half, owner, pages feed (JSON), keep, links feed (JSON or ""), number
+# of page triples, then (host, score sum, pages) triples, then (host, Σ log(1 + score),
+# links, mask's high 32 bits, its low 32 bits) link rows.
 LEARN = _COMMON + r"""
 local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
 if ARGV[7] == '' then
   redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5])
 else
-  redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5], 'n', ARGV[7])
+  redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5], 'l', ARGV[7])
 end
-for i = 8, #ARGV, 3 do
+local last = 8 + 3 * tonumber(ARGV[8])
+for i = 9, last, 3 do
   local host = ARGV[i]
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
   if redis.call('ZSCORE', p .. 'hosts', host) then refresh(host, w, half) end
+end
+local function orword(a, b)  -- two 32-bit words as numbers ≥ 0
+  local v = bit.bor(a, b)
+  if v < 0 then v = v + 4294967296 end
+  return v
+end
+for i = last + 1, #ARGV, 5 do
+  local host = ARGV[i]
+  redis.call('HINCRBYFLOAT', p .. 'ls', host, ARGV[i + 1])
+  redis.call('HINCRBY', p .. 'll', host, ARGV[i + 2])
+  local hi, lo = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
+  local old = redis.call('HGET', p .. 'lm', host)
+  if old then
+    local ohi, olo = string.match(old, '^(%d+):(%d+)$')
+    if ohi then hi, lo = orword(hi, tonumber(ohi)), orword(lo, tonumber(olo)) end
+  end
+  redis.call('HSET', p .. 'lm', host, string.format('%d:%d', hi, lo))
 end
 return 1
 """
@@ -894,6 +917,15 @@ def _transient(method: Any) -> Any:
     return wrapper
 
 
+def _mask(raw: bytes | None) -> int:
+    """An ``lm`` value, ``<high>:<low>``, as the 64-bit mask (0 if unreadable)."""
+    try:
+        high, low = (raw or b"0:0").split(b":")
+        return ((int(high) & 0xFFFFFFFF) << 32) | (int(low) & 0xFFFFFFFF)
+    except ValueError:
+        return 0
+
+
 def connect(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30, health_check_interval=30)
 
@@ -917,7 +949,6 @@ class RedisFrontier(Frontier):
     """``redis://host:port/db`` (also ``rediss://``, ``unix://``); see the module docstring."""
 
     SCAN_HOSTS = 256  # hosts examined by rank in one pop before taking any ready host
-    shared = True
 
     def __init__(self, url: str, crawl: str, owner: str, **kwargs: Any) -> None:
         super().__init__(url, crawl, owner, **kwargs)
@@ -1043,40 +1074,53 @@ class RedisFrontier(Frontier):
         return {h.decode(): float(d) for h, d in self.redis.hgetall(self.prefix + "delay").items()}
 
     @_transient
-    def learn(self, observations: Sequence[tuple[str, float]], news: dict[str, Any] | None = None) -> None:
+    def learn(
+        self, observations: Sequence[tuple[str, float]], links: Sequence[tuple[str, float, int, int]] = ()
+    ) -> None:
         sums: dict[str, list[float]] = {}
         for host, score in observations:
             total = sums.setdefault(host, [0.0, 0])
             total[0] += score
             total[1] += 1
-        if not sums and not news:
+        evidence = link_rows(links)
+        if not sums and not evidence:
             return
         feed = json.dumps([[h, float(sc), int(n)] for h, (sc, n) in sums.items()], separators=(",", ":"))
-        told = json.dumps(news, separators=(",", ":")) if news else ""
-        args: list[Any] = [self.prefix, self.host_weight, self.score_half, self.owner, feed, LEARNT_KEEP, told]
+        told = json.dumps([[h, ls, n, m] for h, (ls, n, m) in evidence.items()], separators=(",", ":"))
+        args: list[Any] = [
+            self.prefix, self.host_weight, self.score_half, self.owner, feed, LEARNT_KEEP,
+            told if evidence else "", len(sums),
+        ]
         for host, (score, pages) in sums.items():
             args += [host, repr(float(score)), int(pages)]
+        for host, (log_sum, n, mask) in evidence.items():
+            args += [host, repr(log_sum), n, mask >> 32, mask & 0xFFFFFFFF]
         self._learn(args=args)
 
     @_transient
     def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
-        """At first, every host's totals (``ys``/``yn``) and the ``learnt`` stream's
-        last id, read in one transaction; then the stream's entries after the cursor
-        written by other owners, a batch each (at most ``LEARNT_READ`` a call; the next
-        call goes on). A worker that falls more than ``LEARNT_KEEP`` entries behind
-        misses those. An entry that is not of the expected shape is skipped."""
+        """At first, every host's totals (``ys``/``yn``, ``ls``/``ll``/``lm``) and the
+        ``learnt`` stream's last id, read in one transaction; then the stream's entries
+        after the cursor written by other owners, a batch each (at most ``LEARNT_READ``
+        a call; the next call goes on). A worker that falls more than ``LEARNT_KEEP``
+        entries behind misses those. An entry that is not of the expected shape is
+        skipped."""
         key = self.prefix + "learnt"
         if since is None:
             pipe = self.redis.pipeline(transaction=True)
             pipe.xrevrange(key, count=1)
-            pipe.hgetall(self.prefix + "ys")
-            pipe.hgetall(self.prefix + "yn")
-            last, sums, pages = pipe.execute()
+            for name in ("ys", "yn", "ls", "ll", "lm"):
+                pipe.hgetall(self.prefix + name)
+            last, sums, pages, log_sums, links, masks = pipe.execute()
             cursor = last[0][0].decode() if last else "0-0"
-            rows = [
-                (h.decode(), float(sums.get(h, 0.0)), int(n)) for h, n in pages.items() if int(n) > 0
-            ]
-            return cursor, [Learnt(rows)] if rows else []
+            batch = Learnt(
+                [(h.decode(), float(sums.get(h, 0.0)), int(n)) for h, n in pages.items() if int(n) > 0],
+                [
+                    (h.decode(), float(log_sums.get(h, 0.0)), int(n), _mask(masks.get(h)))
+                    for h, n in links.items() if int(n) > 0
+                ],
+            )
+            return cursor, [batch] if batch.pages or batch.links else []
         read = self.redis.xread({key: since}, count=LEARNT_READ)
         batches: list[Learnt] = []
         cursor = since
@@ -1087,10 +1131,10 @@ class RedisFrontier(Frontier):
                     continue
                 try:
                     rows = [(str(h), float(sc), int(n)) for h, sc, n in json.loads(fields.get(b"d", b"[]"))]
-                    news = json.loads(fields[b"n"]) if b"n" in fields else None
+                    found = link_rows(json.loads(fields.get(b"l", b"[]")))
                 except (ValueError, TypeError):
                     continue  # not ours to crash on: an entry written by something else
-                batches.append(Learnt(rows, news if isinstance(news, dict) else None))
+                batches.append(Learnt(rows, [(h, ls, n, m) for h, (ls, n, m) in found.items()]))
         return cursor, batches
 
     @_transient

@@ -1,10 +1,12 @@
 """The embedded frontier: one SQLite file, one crawl or several, survives any stop.
 
 Tables: ``frontier_url`` (one row per URL and crawl, with its state and lease) and
-``frontier_host`` (next-allowed time, delay, best queued priority, rank, and the
-semantic yield learnt so far). ``frontier_url.revisit`` (JSON) is set only for a
-revived URL (``revive``: a recrawl's validators) and cleared once it is done. A host's ``best`` is NULL when it has nothing queued,
-so the pop scans only hosts with work, best rank first.
+``frontier_host`` (next-allowed time, delay, best queued priority, rank, the
+semantic yield learnt so far, and the link evidence found for it: ``link_sum``,
+``link_n``, ``link_mask``). ``frontier_url.revisit`` (JSON) is set only for a
+revived URL (``revive``: a recrawl's validators) and cleared once it is done. A
+host's ``best`` is NULL when it has nothing queued, so the pop scans only hosts with
+work, best rank first.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from spitag.errors import BackendUnavailableError
 from spitag.frontier.base import (
     DONE,
     LEASED,
+    MASK,
     QUEUED,
     Counts,
     Entry,
@@ -31,6 +34,7 @@ from spitag.frontier.base import (
     Learnt,
     PushResult,
     combine_priority,
+    link_rows,
 )
 
 SCHEMA = [
@@ -47,6 +51,8 @@ SCHEMA = [
         best REAL, rank REAL, next_allowed REAL NOT NULL DEFAULT 0, delay REAL,
         score_sum REAL NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
         hard_next REAL NOT NULL DEFAULT 0,
+        link_sum REAL NOT NULL DEFAULT 0, link_n INTEGER NOT NULL DEFAULT 0,
+        link_mask INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
     "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
@@ -69,6 +75,10 @@ class SQLiteFrontier(Frontier):
             columns = {row[1] for row in self.conn.execute("PRAGMA table_info(frontier_url)")}
             if "revisit" not in columns:  # a frontier file of an earlier SpiTag
                 self.conn.execute("ALTER TABLE frontier_url ADD COLUMN revisit TEXT")
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(frontier_host)")}
+            for column, kind in (("link_sum", "REAL"), ("link_n", "INTEGER"), ("link_mask", "INTEGER")):
+                if column not in columns:  # before link evidence was kept
+                    self.conn.execute(f"ALTER TABLE frontier_host ADD COLUMN {column} {kind} NOT NULL DEFAULT 0")
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"frontier {url}: cannot open {path}: {exc}") from None
 
@@ -387,18 +397,28 @@ class SQLiteFrontier(Frontier):
     def clear_stop(self) -> None:
         self.conn.execute("DELETE FROM frontier_control WHERE crawl = ?", (self.crawl,))
 
-    def learn(self, observations: Sequence[tuple[str, float]], news: dict[str, Any] | None = None) -> None:
-        """The news is dropped: this frontier's one owner is the only one to hear it."""
+    def learn(
+        self, observations: Sequence[tuple[str, float]], links: Sequence[tuple[str, float, int, int]] = ()
+    ) -> None:
+        """Link evidence is kept for a resume (its masks as signed 64-bit integers, the
+        bits unchanged: SQLite's ``|`` ORs them as they are)."""
         sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
         for host, score in observations:
             sums[host][0] += score
             sums[host][1] += 1
+        evidence = link_rows(links)
         with self._tx():
             self.conn.executemany(
                 "INSERT INTO frontier_host (crawl, host, score_sum, pages) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (crawl, host) DO UPDATE SET score_sum = score_sum + excluded.score_sum,"
                 " pages = pages + excluded.pages",
                 [(self.crawl, h, s, n) for h, (s, n) in sums.items()],
+            )
+            self.conn.executemany(
+                "INSERT INTO frontier_host (crawl, host, link_sum, link_n, link_mask) VALUES (?, ?, ?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET link_sum = link_sum + excluded.link_sum,"
+                " link_n = link_n + excluded.link_n, link_mask = link_mask | excluded.link_mask",
+                [(self.crawl, h, ls, n, _signed(m)) for h, (ls, n, m) in evidence.items()],
             )
             if self.host_weight > 0:
                 self._refresh_hosts(sums)
@@ -409,10 +429,15 @@ class SQLiteFrontier(Frontier):
         if since is not None:
             return since, []
         rows = self.conn.execute(
-            "SELECT host, score_sum, pages FROM frontier_host WHERE crawl = ? AND pages > 0",
+            "SELECT host, score_sum, pages, link_sum, link_n, link_mask FROM frontier_host"
+            " WHERE crawl = ? AND (pages > 0 OR link_n > 0)",
             (self.crawl,),
         ).fetchall()
-        return "all", [Learnt([(h, float(s), int(n)) for h, s, n in rows])] if rows else []
+        if not rows:
+            return "all", []
+        pages = [(h, float(s), int(n)) for h, s, n, _, _, _ in rows if n > 0]
+        links = [(h, float(ls), int(ln), int(m) & MASK) for h, _, _, ls, ln, m in rows if ln > 0]
+        return "all", [Learnt(pages, links)]
 
     def counts(self) -> Counts:
         counts = Counts()
@@ -482,3 +507,8 @@ def _alive(pid: int) -> bool:
 def _chunks(values: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
     for start in range(0, len(values), size):
         yield values[start : start + size]
+
+
+def _signed(mask: int) -> int:
+    """A 64-bit mask as SQLite's signed 64-bit integer, bit for bit."""
+    return mask - (1 << 64) if mask >= 1 << 63 else mask
