@@ -43,10 +43,10 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   next-allowed time; ``next`` / ``hard`` hashes — soft (pop) and hard (download)
   next-allowed times; ``delay`` hash — per-host delays (robots.txt Crawl-delay);
   ``ys`` / ``yn`` hashes — semantic score sum and page count per host (learning);
-  ``ls`` / ``ll`` / ``lm`` hashes — the link evidence found per host (``learn``'s links:
-  Σ log(1 + linking page's score), links, and the 64-bit mask of linking hosts as
-  ``<high 32 bits>:<low 32 bits>``, OR-ed), what a resumed or joining worker's
-  strategy starts from;
+  ``le`` hash — the link evidence found per host (``learn``'s links), one value
+  ``<Σ log(1 + linking page's score)>:<links>:<mask's high 32 bits>:<its low 32
+  bits>`` (sums added, masks OR-ed; one field, not a hash per number: 115 bytes a host
+  measured, against 256), what a resumed or joining worker's strategy starts from;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
@@ -671,15 +671,17 @@ local function orword(a, b)  -- two 32-bit words as numbers ≥ 0
 end
 for i = last + 1, #ARGV, 5 do
   local host = ARGV[i]
-  redis.call('HINCRBYFLOAT', p .. 'ls', host, ARGV[i + 1])
-  redis.call('HINCRBY', p .. 'll', host, ARGV[i + 2])
+  local sum, n = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2])
   local hi, lo = tonumber(ARGV[i + 3]), tonumber(ARGV[i + 4])
-  local old = redis.call('HGET', p .. 'lm', host)
+  local old = redis.call('HGET', p .. 'le', host)
   if old then
-    local ohi, olo = string.match(old, '^(%d+):(%d+)$')
-    if ohi then hi, lo = orword(hi, tonumber(ohi)), orword(lo, tonumber(olo)) end
+    local osum, on, ohi, olo = string.match(old, '^([^:]+):(%d+):(%d+):(%d+)$')
+    if osum then
+      sum, n = sum + tonumber(osum), n + tonumber(on)
+      hi, lo = orword(hi, tonumber(ohi)), orword(lo, tonumber(olo))
+    end
   end
-  redis.call('HSET', p .. 'lm', host, string.format('%d:%d', hi, lo))
+  redis.call('HSET', p .. 'le', host, string.format('%.17g:%d:%d:%d', sum, n, hi, lo))
 end
 return 1
 """
@@ -917,13 +919,14 @@ def _transient(method: Any) -> Any:
     return wrapper
 
 
-def _mask(raw: bytes | None) -> int:
-    """An ``lm`` value, ``<high>:<low>``, as the 64-bit mask (0 if unreadable)."""
+def _link_row(host: bytes, value: bytes) -> tuple[str, float, int, int] | None:
+    """An ``le`` entry as (host, log sum, links, 64-bit mask); None if unreadable."""
     try:
-        high, low = (raw or b"0:0").split(b":")
-        return ((int(high) & 0xFFFFFFFF) << 32) | (int(low) & 0xFFFFFFFF)
+        log_sum, links, high, low = value.split(b":")
+        row = (host.decode(), float(log_sum), int(links), ((int(high) & 0xFFFFFFFF) << 32) | (int(low) & 0xFFFFFFFF))
     except ValueError:
-        return 0
+        return None
+    return row if row[2] > 0 and math.isfinite(row[1]) else None
 
 
 def connect(url: str) -> redis.Redis:
@@ -1099,7 +1102,7 @@ class RedisFrontier(Frontier):
 
     @_transient
     def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
-        """At first, every host's totals (``ys``/``yn``, ``ls``/``ll``/``lm``) and the
+        """At first, every host's totals (``ys``/``yn``, ``le``) and the
         ``learnt`` stream's last id, read in one transaction; then the stream's entries
         after the cursor written by other owners, a batch each (at most ``LEARNT_READ``
         a call; the next call goes on). A worker that falls more than ``LEARNT_KEEP``
@@ -1109,16 +1112,13 @@ class RedisFrontier(Frontier):
         if since is None:
             pipe = self.redis.pipeline(transaction=True)
             pipe.xrevrange(key, count=1)
-            for name in ("ys", "yn", "ls", "ll", "lm"):
+            for name in ("ys", "yn", "le"):
                 pipe.hgetall(self.prefix + name)
-            last, sums, pages, log_sums, links, masks = pipe.execute()
+            last, sums, pages, evidence = pipe.execute()
             cursor = last[0][0].decode() if last else "0-0"
             batch = Learnt(
                 [(h.decode(), float(sums.get(h, 0.0)), int(n)) for h, n in pages.items() if int(n) > 0],
-                [
-                    (h.decode(), float(log_sums.get(h, 0.0)), int(n), _mask(masks.get(h)))
-                    for h, n in links.items() if int(n) > 0
-                ],
+                [row for row in (_link_row(h, v) for h, v in evidence.items()) if row is not None],
             )
             return cursor, [batch] if batch.pages or batch.links else []
         read = self.redis.xread({key: since}, count=LEARNT_READ)
