@@ -89,8 +89,8 @@ class LinkEvidence:
             self._add(self.outbox, host, math.log1p(max(score, 0.0)), 1, bit)
 
     def merge(self, host: str, log_sum: float, links: int, mask: int) -> None:
-        """Links another worker found to ``host`` (a ``drain`` row of its): counted as
-        if found here."""
+        """Links found to ``host`` elsewhere (a ``drain`` row of another worker, or the
+        frontier's totals from an earlier run): counted as if found here."""
         if host not in self.learnt and links > 0:
             self._add(self.pending, host, float(log_sum), int(links), int(mask) & ((1 << MASK_BITS) - 1))
 
