@@ -42,7 +42,8 @@ from __future__ import annotations
 import math
 import zlib
 
-MASK_BITS = 64
+MASK_BITS = 64  # the frontiers keep masks of up to 64 bits (Redis: two 32-bit words)
+MASK = (1 << MASK_BITS) - 1
 
 
 class LinkEvidence:
@@ -92,7 +93,7 @@ class LinkEvidence:
         """Links found to ``host`` elsewhere (a ``drain`` row of another worker, or the
         frontier's totals from an earlier run): counted as if found here."""
         if host not in self.learnt and links > 0:
-            self._add(self.pending, host, float(log_sum), int(links), int(mask) & ((1 << MASK_BITS) - 1))
+            self._add(self.pending, host, float(log_sum), int(links), int(mask) & MASK)
 
     def drain(self) -> list[list[float | int | str]]:
         """The links found here since the last drain, ``[host, Σ log(1 + score), links,

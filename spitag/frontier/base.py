@@ -57,6 +57,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spitag.linkevidence import MASK  # link evidence: the mask of linking hosts
+
 QUEUED, LEASED, DONE = 0, 1, 2
 COMBINES = ("sum", "max")
 HOST_RANKINGS = ("blend", "posterior")
@@ -108,9 +110,6 @@ class PushResult:
     raised: int = 0  # waiting URLs whose priority the push raised
     ignored: int = 0  # leased or done already
     hosts: set[str] = field(default_factory=set)
-
-
-MASK = (1 << 64) - 1  # link evidence: a 64-bit mask of linking hosts (linear counting)
 
 
 @dataclass
