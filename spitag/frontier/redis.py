@@ -91,7 +91,7 @@ logger = logging.getLogger(__name__)
 LAYOUT = "3"
 # learn batches kept in the ``learnt`` stream: at five a second a worker (one a flush),
 # 10 workers fill it in 40 s; only a reader that far behind misses some (a worker that
-# starts or resumes reads the totals, ``ys``/``yn``, not the stream)
+# starts or resumes reads the totals, ``ys``/``yn`` and ``le``, not the stream)
 LEARNT_KEEP = 2_000
 LEARNT_READ = 1_000  # of them read by one ``learnt`` call
 ALIVE_SECONDS = 10  # a worker whose heartbeat (every second) is older is not counted
