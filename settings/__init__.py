@@ -153,6 +153,10 @@ SPITAG_MAX_UNSCORED = _env("SPITAG_MAX_UNSCORED", "")
 # twenty; when the network is the slow part, the downloads grow to the cap. 0: the cap
 # alone, fixed.
 SPITAG_MAX_BACKLOG = _env("SPITAG_MAX_BACKLOG", "16")
+# The machine whose CPUs (and so whose backlog) this worker shares with the other
+# workers of the crawl naming the same one (spitag.machine). Unset: the kernel's boot
+# id (every container of one kernel), or the host name for a process with a CPU quota.
+SPITAG_MACHINE = _env("SPITAG_MACHINE", "")
 # spitag: k of the host rank (S + k·best) / (n + k) — how many pages the best waiting
 # link's promise is worth against the n pages of the host fetched (score sum S). ≥ 0.
 SPITAG_HOST_K = _env("SPITAG_HOST_K", "0.25")

@@ -38,6 +38,7 @@ from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.machine import this_machine
 from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting
 from spitag.recrawl import RecrawlPolicy, plan_recrawl
@@ -135,6 +136,7 @@ class FrontierScheduler(BaseScheduler):
             host_ranking=getattr(strategy, "host_ranking", "blend"),
             host_k=self.host_k,
             strategy=strategy.name if strategy is not None else None,
+            machine=this_machine(self.crawler.settings.get("SPITAG_MACHINE")),
         )
         recovered = self.frontier.recover()
         counts = self.frontier.counts()

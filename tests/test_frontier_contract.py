@@ -281,6 +281,11 @@ def test_heartbeat_counts_the_live_workers_on_this_machine(make, frontier_url) -
     r = redis.Redis.from_url(frontier_url)
     r.hset("spitag:c:alive", "box1:104:eeee", "1.000 box1")  # silent for ages: dropped
     assert a.heartbeat() == 1 and not r.hexists("spitag:c:alive", "box1:104:eeee")
+    # Named machines (spitag.machine): two containers of one kernel, host names apart.
+    c1 = make(owner="container1:7:ffff", machine="boot:k1")
+    c2 = make(owner="container2:7:gggg", machine="boot:k1")
+    assert c1.heartbeat() == 1 and c2.heartbeat() == 2 and c1.heartbeat() == 2
+    assert a.heartbeat() == 1  # box1 is another machine
 
 
 def test_crawls_are_separate(make) -> None:

@@ -115,6 +115,19 @@ def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_pat
     assert all("this one keeps 8 of the 16 pages of profile backlog" in (tmp_path / f"{n}.log").read_text() for n in "ab")
 
 
+def test_workers_on_machines_named_apart_keep_their_whole_backlog(redis_url: str, tmp_path: Path) -> None:
+    """``SPITAG_MACHINE`` names the machine: two workers of one crawl told they run on
+    two machines do not split the profile backlog, though they share this host name."""
+    with WebServer() as server:
+        server.add_site("polite.test", tree_site(16, fanout=4))
+        procs = [worker(tmp_path, n, redis_url, server, "http://polite.test/",
+                        "-s", "DOWNLOAD_DELAY=0.25", "-s", f"SPITAG_MACHINE=rack-{n}") for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+    assert stored(tmp_path, "a") and stored(tmp_path, "b")  # both worked, at the same time
+    stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
+    assert [stats[n].get("spitag/frontier/workers_here_max") for n in "ab"] == ["1", "1"]
+
+
 def test_workers_hear_the_links_the_other_found(redis_url: str, tmp_path: Path) -> None:
     """Each page links once to a host of its own elsewhere (one the server does not
     know: 404): the link evidence each worker's strategy gathers goes to the other one,

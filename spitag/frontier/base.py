@@ -45,7 +45,8 @@ one (SQLite); the contract is the same:
   learnt after it, batch by batch in the order learnt (several workers' strategies
   learn from every worker's pages and links).
 * ``heartbeat()`` — this owner is alive; returns how many live owners of the crawl
-  run on its machine (its host name), itself included: they share its CPUs.
+  run on its machine (``machine``, ``spitag.machine``; by default the owner's host
+  name), itself included: they share its CPUs.
 """
 
 from __future__ import annotations
@@ -203,6 +204,13 @@ def posterior_rank(best: float, score_sum: float, pages: int, k: float) -> float
     return (score_sum + k * best) / (pages + k)
 
 
+def machine_of(owner: str) -> str:
+    """The host name of an owner ``host:pid:random`` (``new_owner``); another owner
+    string is a machine of its own."""
+    parts = owner.rsplit(":", 2)
+    return parts[0] if len(parts) == 3 else owner
+
+
 class Frontier(ABC):
     """One crawl's frontier; see the module docstring for the contract."""
 
@@ -220,6 +228,7 @@ class Frontier(ABC):
         strategy: str | None = None,
         host_ranking: str = "blend",
         host_k: float = 0.25,
+        machine: str | None = None,
     ) -> None:
         if not 0 < lease_seconds <= 3600:
             raise ValueError("lease_seconds must be in (0, 3600]")
@@ -236,6 +245,8 @@ class Frontier(ABC):
         self.host_ranking = host_ranking
         self.host_k = float(host_k)
         self.strategy = strategy  # named in the reasons a compact backend rebuilds
+        # whose CPUs this owner shares (spitag.machine); default: the owner's host name
+        self.machine = machine or machine_of(owner)
 
     def rank(self, best: float, score_sum: float = 0.0, pages: int = 0) -> float:
         """The rank of a host whose best queued priority is ``best`` and whose fetched

@@ -52,8 +52,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
   of the other workers' pages and links (``learnt``);
 * ``alive`` hash — owner → ``<time> <machine>``, its last heartbeat (every second) and
-  its host name: how many workers share a machine; an owner silent for an hour is
-  dropped, a closing one removes itself;
+  its machine (``spitag.machine``): how many workers share a machine; an owner silent
+  for an hour is dropped, a closing one removes itself;
 * ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
   ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
@@ -933,13 +933,6 @@ def connect(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=30, health_check_interval=30)
 
 
-def machine_of(owner: str) -> str:
-    """The host name of an owner ``host:pid:random`` (``new_owner``); another owner
-    string is a machine of its own."""
-    parts = owner.rsplit(":", 2)
-    return parts[0] if len(parts) == 3 else owner
-
-
 def ping(url: str) -> None:
     """Reach Redis once; BackendUnavailableError with a clear, password-free message."""
     try:
@@ -1184,9 +1177,8 @@ class RedisFrontier(Frontier):
 
     @_transient
     def heartbeat(self) -> int:
-        """Owners that beat within ``ALIVE_SECONDS`` on this owner's machine (the host
-        name part of ``host:pid:random``; an owner of another form is its own machine)."""
-        return int(self._heartbeat(args=[self.prefix, self.owner, machine_of(self.owner), ALIVE_SECONDS]))
+        """Owners that beat within ``ALIVE_SECONDS`` on this owner's ``machine``."""
+        return int(self._heartbeat(args=[self.prefix, self.owner, self.machine, ALIVE_SECONDS]))
 
     def close(self) -> None:
         try:
