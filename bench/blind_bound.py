@@ -1,6 +1,6 @@
 """How far can a strategy get without knowing a site before fetching it? (issue 3)
 
-    python bench/blind_bound.py [--seeds 0-2] [--k 300] [--orders 100] [web parameters]
+    python bench/blind_bound.py [--seeds 0-2] [--k 300] [--orders 100] [--hold a|b] [web parameters]
 
 An upper bound on harvest@K for any strategy that knows nothing of a site's value
 before fetching one of its pages, on the web of ``bench/webgen.py`` (whose inter-site
@@ -36,9 +36,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.simulate import build_graph  # noqa: E402
-from bench.simulate_eval import parse_seeds  # noqa: E402
-from bench.webgen import WebParams  # noqa: E402
+from bench.simulate import DEFAULT_WORK, build_graph  # noqa: E402
+from bench.simulate_eval import hold_halves, parse_seeds  # noqa: E402
+from bench.webgen import HOLD_SPLIT_SEED, WebParams  # noqa: E402
 from spitag.hostnames import HostNameModel  # noqa: E402
 
 THRESHOLDS = range(20, 122, 6)
@@ -75,8 +75,8 @@ def named_order(hosts: Sequence[str], value: dict[str, float], k: int, rng: rand
     return order + pending
 
 
-def bound(seed: int, params: dict, k: int, orders: int) -> dict[str, float]:
-    graph = build_graph(WebParams(seed=seed, **params))
+def bound(seed: int, params: dict, k: int, orders: int, hosts: Sequence[str] | None = None) -> dict[str, float]:
+    graph = build_graph(WebParams(seed=seed, **params), hosts=hosts)
     pages: dict[str, list[int]] = defaultdict(list)
     for host, count in zip(graph.host, graph.count):
         pages[host].append(count)
@@ -110,7 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--orders", type=int, default=100, help="random probe orders per web")
     p.add_argument("--size-median", type=float, default=None)
     p.add_argument("--inter-links", type=float, default=None)
+    p.add_argument("--hold", choices=("a", "b"), default=None, help="webs of one half of the corpus' hosts")
+    p.add_argument("--split-seed", type=int, default=HOLD_SPLIT_SEED)
     args = p.parse_args(argv)
+    hosts = hold_halves(DEFAULT_WORK, args.split_seed)[args.hold] if args.hold else None
     params = {}
     if args.size_median is not None:
         params["size_median"] = args.size_median
@@ -120,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"upper bounds on harvest@{args.k} / graph oracle (relaxed crawl, best threshold rule)")
     print(f"{'seed':>4} {'oracle':>7} {'blind':>6} {'names':>6} {'sizes':>6}")
     for seed in parse_seeds(args.seeds):
-        r = bound(seed, params, args.k, args.orders)
+        r = bound(seed, params, args.k, args.orders, hosts)
         rows.append(r)
         print(f"{seed:>4} {r['oracle']:7.1f} {r['blind']:6.2f} {r['names']:6.2f} {r['sizes']:6.2f}", flush=True)
     if len(rows) > 1:

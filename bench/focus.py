@@ -26,6 +26,9 @@ figures; and how often the crawler's own counts agree with the true ones.
 redis-server started for the benchmark on 127.0.0.1), each with its own store and an
 N-th of the page budget: does the focus survive the scale-out?
 
+``--hold a|b``: the web of one seeded half of the corpus' hosts (the simulator's
+``hold-a`` / ``hold-b``): other sites, other templates, another oracle.
+
 Settings that differ from the project's defaults, and why: ``ROBOTSTXT_OBEY=False``
 (the generated sites have no robots.txt; with it on, every host costs one extra 404
 request, the same for all strategies, and nothing is learnt), ``SPITAG_SCOPE=any``
@@ -55,7 +58,16 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.webgen import FLINK_HOST, Web, WebParams, load_counted_web, verify_sample  # noqa: E402
+from bench.webgen import (  # noqa: E402
+    FLINK_HOST,
+    HOLD_SPLIT_SEED,
+    Web,
+    WebParams,
+    corpus_hosts,
+    load_counted_web,
+    split_hosts,
+    verify_sample,
+)
 from tests.support.redisserver import RedisServer  # noqa: E402
 from tests.support.webserver import DictSite, LogEntry, WebServer  # noqa: E402
 
@@ -486,6 +498,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="h: probability that an inter-site link goes to a site of like value (0 … 1)")
     p.add_argument("--seeds", type=int, default=d.seeds, help="random generated homes among the seeds")
     p.add_argument("--no-flink", action="store_true", help="leave the flink site out")
+    p.add_argument("--hold", choices=("a", "b"), default=None,
+                   help="build the web from one seeded half of the corpus' hosts only (the simulator's "
+                   "hold-a / hold-b)")
+    p.add_argument("--split-seed", type=int, default=HOLD_SPLIT_SEED, help="seed of the --hold split")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for true counts")
     p.add_argument("--redis-workers", type=int, default=0,
                    help="crawl with N workers sharing one Redis frontier (a redis-server started on 127.0.0.1 "
@@ -520,12 +536,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
-    web, counting = load_counted_web(params, args.corpus, args.work, workers=args.workers)
+    hosts, hold = None, None
+    if args.hold:
+        hosts = split_hosts(corpus_hosts(args.corpus, args.work), args.split_seed)[args.hold]
+        hold = {"half": args.hold, "split_seed": args.split_seed, "hosts": len(hosts)}
+    web, counting = load_counted_web(params, args.corpus, args.work, workers=args.workers, hosts=hosts)
     sample = verify_sample(web, args.verify, seed=args.seed)
     summary = web.summary()
     flink = f" + flink ({summary['flink_pages']} pages)" if web.flink_root is not None else ""
     if params.links_by_value:
         flink += f"; links by value (popularity {params.popularity:g}, homophily {params.homophily:g})"
+    if hold:
+        flink += f"; hold-{hold['half']}: {hold['hosts']} of the corpus' hosts (split seed {hold['split_seed']})"
     logger.info("web: %d sites%s, %d pages, %.1f items/page; seeds %s", summary["generated_sites"], flink,
                 summary["nodes"], summary["items_per_page"], ", ".join(web.seeds))
     if not all(s["equal"] for s in sample):
@@ -632,7 +654,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "extra_settings": args.set, "redis_workers": args.redis_workers,
         "settings": {"ROBOTSTXT_OBEY": False, "SPITAG_SCOPE": "any", "SPITAG_STORE_BODY": "none",
                      "CLOSESPIDER_PAGECOUNT": args.pages_budget},
-        "params": asdict(params),
+        "params": asdict(params), "hold": hold,
     }
     (args.out / "focus.json").write_text(json.dumps(report, indent=1, default=str))
     return 0

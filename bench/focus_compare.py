@@ -67,12 +67,16 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def web_key(record: dict[str, Any]) -> tuple[str, str]:
-    """(key, label) of a run's web: its parameters (the seed among them), and whether
-    several workers crawled it does not matter: that is a configuration, not a web."""
+    """(key, label) of a run's web: its parameters (the seed among them) and its hosts
+    (``--hold``); whether several workers crawled it does not matter: that is a
+    configuration, not a web."""
     params = record.get("web", {}).get("params") or record.get("params") or {}
-    key = json.dumps(params, sort_keys=True)
+    hold = record.get("hold")
+    key = json.dumps([params, hold] if hold else params, sort_keys=True)
     shown = [f"seed {params.get('seed', '?')}"]
     shown += [f"{k} {params[k]}" for k in ("popularity", "homophily") if params.get(k)]
+    if hold:
+        shown.append(f"hold-{hold.get('half')} (split {hold.get('split_seed')})")
     return key, ", ".join(shown)
 
 

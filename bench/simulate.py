@@ -77,7 +77,6 @@ from scrapy.settings import Settings
 
 from bench.focus import harvest, oracle_order
 from bench.webgen import (
-    FLINK_HOST,
     WebParams,
     build_counted_web,
     corpus_dir,
@@ -142,10 +141,7 @@ def build_graph(
     if cache and path.is_file():
         with open(path, "rb") as f:
             return SimGraph(**pickle.load(f))
-    pages, flink_dir = corpus_pages(corpus, work, params.flink)
-    if hosts is not None:
-        keep = set(hosts)
-        pages = [p for p in pages if p.host in keep or p.host == FLINK_HOST]
+    pages, flink_dir = corpus_pages(corpus, work, params.flink, hosts)
     web, _ = build_counted_web(pages, flink_dir, params, work / "true-counts.json", workers=1)
     urls = list(web.nodes)
     index = {u: i for i, u in enumerate(urls)}
@@ -180,11 +176,6 @@ def build_graph(
             pickle.dump(asdict(graph), f)  # a dict: loadable whoever runs this module
         tmp.replace(path)
     return graph
-
-
-def all_hosts(work: Path = DEFAULT_WORK, corpus: Path | None = None) -> list[str]:
-    pages, _ = corpus_pages(corpus_dir(corpus, flink=False), work, flink=False)
-    return sorted({p.host for p in pages if p.host != FLINK_HOST})
 
 
 # ============================================================================ host ranking

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import time
@@ -35,12 +34,11 @@ if str(REPO_ROOT) not in sys.path:
 from bench.simulate import (
     DEFAULT_WORK,
     SimConfig,
-    all_hosts,
     build_graph,
     harvests,
     simulate,
 )
-from bench.webgen import WebParams
+from bench.webgen import HOLD_SPLIT_SEED, WebParams, corpus_hosts, split_hosts
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -83,13 +81,9 @@ def parse_config(text: str) -> tuple[str, dict[str, str]]:
     return name, settings
 
 
-def split_hosts(work: Path, seed: int) -> dict[str, list[str]]:
-    hosts = all_hosts(work)
-    rng = random.Random(seed)
-    shuffled = hosts[:]
-    rng.shuffle(shuffled)
-    half = len(shuffled) // 2
-    return {"a": sorted(shuffled[:half]), "b": sorted(shuffled[half:])}
+def hold_halves(work: Path, seed: int) -> dict[str, list[str]]:
+    """The corpus' hosts split for ``hold-a`` / ``hold-b`` (``webgen.split_hosts``)."""
+    return split_hosts(corpus_hosts(None, work), seed)
 
 
 def _job(args: tuple[str, int, dict[str, Any], list[tuple[str, dict[str, str]]], list[int], str, dict[str, Any]]) -> dict[str, Any]:
@@ -163,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--k", default="100,300,1000")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--work", type=Path, default=DEFAULT_WORK)
-    p.add_argument("--split-seed", type=int, default=12345)
+    p.add_argument("--split-seed", type=int, default=HOLD_SPLIT_SEED)
     p.add_argument("--jitter", type=float, default=0.0)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--sim", action="append", default=[], metavar="FIELD=VALUE",
@@ -175,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     variants = [v for v in args.variants.split(",") if v]
     base = SimConfig()
     sim = {k: type(getattr(base, k))(float(v)) for k, _, v in (x.partition("=") for x in args.sim)}
-    extra = {"split": split_hosts(args.work, args.split_seed), "jitter": args.jitter, "sim": sim}
+    extra = {"split": hold_halves(args.work, args.split_seed), "jitter": args.jitter, "sim": sim}
     jobs = [(v, s, VARIANTS[v], configs, ks, str(args.work), extra) for v in variants for s in parse_seeds(args.seeds)]
     started = time.monotonic()
     if args.jobs > 1:

@@ -932,22 +932,51 @@ def verify_sample(web: Web, n: int, seed: int = 0) -> list[dict[str, Any]]:
     return out
 
 
-def corpus_pages(corpus: Path, work: Path, flink: bool) -> tuple[list[RealPage], Path | None]:
+def corpus_pages(corpus: Path, work: Path, flink: bool,
+                 hosts: Iterable[str] | None = None) -> tuple[list[RealPage], Path | None]:
     """The real pages of ``corpus`` (a ``corpus_dir``) and flink's site folder (None
-    without flink), unpacked under ``work``/corpus."""
+    without flink), unpacked under ``work``/corpus; ``hosts``: only these hosts' pages
+    (a hold-out web, ``split_hosts``)."""
     pages_dir, flink_dir = unpack_corpus(corpus, work / "corpus", flink)
-    return real_pages(pages_dir), flink_dir
+    pages = real_pages(pages_dir)
+    if hosts is not None:
+        keep = set(hosts) | {FLINK_HOST}  # flink is never split off (it is not a generated site)
+        pages = [p for p in pages if p.host in keep]
+        if not pages:
+            raise ValueError(f"none of the {len(keep) - 1} hosts asked for has a page in {corpus}")
+    return pages, flink_dir
 
 
-def load_web(params: WebParams, corpus: Path | None, work: Path) -> Web:
-    """Unpack the corpus under ``work`` and build the web (no counting)."""
-    return build_web(*corpus_pages(corpus_dir(corpus, params.flink), work, params.flink), params)
+def corpus_hosts(corpus: Path | None, work: Path) -> list[str]:
+    """Every host of a real page of the corpus but flink's: the generated sites."""
+    pages, _ = corpus_pages(corpus_dir(corpus, flink=False), work, flink=False)
+    return sorted({p.host for p in pages if p.host != FLINK_HOST})
 
 
-def load_counted_web(params: WebParams, corpus: Path | None, work: Path, workers: int = 1) -> tuple[Web, dict[str, Any]]:
+HOLD_SPLIT_SEED = 12345  # the split every hold-out figure of bench/README.md was made with
+
+
+def split_hosts(hosts: Iterable[str], seed: int = HOLD_SPLIT_SEED) -> dict[str, list[str]]:
+    """The corpus' hosts in two seeded random halves, ``a`` and ``b`` (the simulator's
+    ``hold-a`` / ``hold-b``; its first knob sweeps ran on ``a``): a web of ``b`` has other
+    sites, templates and values, as a web built from another corpus would."""
+    shuffled = sorted(set(hosts) - {FLINK_HOST})
+    random.Random(seed).shuffle(shuffled)
+    half = len(shuffled) // 2
+    return {"a": sorted(shuffled[:half]), "b": sorted(shuffled[half:])}
+
+
+def load_web(params: WebParams, corpus: Path | None, work: Path, hosts: Iterable[str] | None = None) -> Web:
+    """Unpack the corpus under ``work`` and build the web (no counting); ``hosts``: from
+    these hosts' pages only."""
+    return build_web(*corpus_pages(corpus_dir(corpus, params.flink), work, params.flink, hosts), params)
+
+
+def load_counted_web(params: WebParams, corpus: Path | None, work: Path, workers: int = 1,
+                     hosts: Iterable[str] | None = None) -> tuple[Web, dict[str, Any]]:
     """Unpack the corpus under ``work``, build the web and count it (``build_counted_web``;
-    the count cache is ``work``/true-counts.json)."""
-    pages, flink_dir = corpus_pages(corpus_dir(corpus, params.flink), work, params.flink)
+    the count cache is ``work``/true-counts.json); ``hosts``: from these hosts' pages only."""
+    pages, flink_dir = corpus_pages(corpus_dir(corpus, params.flink), work, params.flink, hosts)
     return build_counted_web(pages, flink_dir, params, work / "true-counts.json", workers)
 
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import lxml.html
 import pytest
@@ -32,12 +33,14 @@ from bench.webgen import (
     build_counted_web,
     build_web,
     compute_counts,
+    corpus_hosts,
     load_web,
     neutralize,
     page_links,
     semantic_counts,
     served_hosts,
     site_values,
+    split_hosts,
     verify_sample,
 )
 from tests.support.corpus import FLINK_HOST, PAGES_ARCHIVE, RealPage, real_pages
@@ -376,6 +379,32 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
     (corpus / PAGES_ARCHIVE).write_bytes((tmp_path / "v2" / PAGES_ARCHIVE).read_bytes())
     web2 = load_web(TINY_OTHER, corpus, work)
     assert set(web2.site_templates) != set(web.site_templates)
+
+
+def test_hold_out_webs_are_built_from_one_half_of_the_hosts(real_pages_dir: Path, tmp_path: Path) -> None:
+    """``--hold a|b``: the corpus' hosts split in two seeded halves, and a web built from
+    one half serves that half's sites only (the other half's pages are never seen)."""
+    pages = real_pages(real_pages_dir, n=10, seed=11)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _pack_pages(pages, corpus)
+    work = tmp_path / "work"
+    hosts = corpus_hosts(corpus, work)
+    assert hosts == sorted({p.host for p in pages}) and len(hosts) == 10
+
+    halves = split_hosts(hosts, seed=5)
+    assert halves == split_hosts(reversed(hosts), seed=5)  # seeded, whatever the order given
+    assert len(halves["a"]) == len(halves["b"]) == 5 and set(halves["a"]) | set(halves["b"]) == set(hosts)
+    assert {tuple(split_hosts(hosts, seed=s)["b"]) for s in range(6)} != {tuple(halves["b"])}
+    assert split_hosts([*hosts, FLINK_HOST], seed=5) == halves  # flink is never a generated site
+
+    for half in ("a", "b"):
+        web = load_web(TINY_OTHER, corpus, work, hosts=halves[half])
+        assert set(web.site_templates) == set(halves[half])
+        assert {urlsplit(u).hostname for u in web.nodes} == set(halves[half])
+        assert {urlsplit(s).hostname for s in web.seeds} <= set(halves[half])
+    with pytest.raises(ValueError, match="none of the 1 hosts"):
+        load_web(TINY_OTHER, corpus, work, hosts=["not-in-the.corpus"])
 
 
 def test_focus_with_workers_on_one_redis_frontier(real_pages_dir: Path, tmp_path: Path) -> None:
