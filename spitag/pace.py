@@ -13,9 +13,10 @@ network doubles its downloads each window until ``SPITAG_MAX_UNSCORED`` caps the
 
 The backlog is the machine's: workers of one crawl on one machine share its CPUs, so
 each keeps ``SPITAG_MAX_BACKLOG / n`` of it (``share(n)``, n from the frontier's
-heartbeat; which workers share a machine: ``spitag.machine``). Two workers on one 2-core machine, each with the whole backlog, chose
-about twice as many pages blind to the latest scores as one worker (``bench/focus.py``
-``lag@300``, p10: 20–28 pages against 14–15; shared, 12–15).
+heartbeat; which workers share a machine: ``spitag.machine``). Two workers on one
+2-core machine, each with the whole backlog, chose about twice as many pages blind to
+the latest scores as one worker (``bench/focus.py`` ``lag@300``, p10: 20–28 pages
+against 14–15; shared, 12–15).
 """
 
 from __future__ import annotations

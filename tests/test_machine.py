@@ -25,7 +25,9 @@ def _files(tmp_path: Path, boot: str | None, v2: str | None = None, v1: str | No
 def test_containers_of_one_kernel_are_one_machine(tmp_path: Path) -> None:
     boot_id, quotas = _files(tmp_path, "64c5b73c-64e3-409a-bbed-c791fe90df8c", v2="max 100000")
     assert this_machine(None, boot_id, quotas) == "boot:64c5b73c-64e3-409a-bbed-c791fe90df8c"
-    boot_id, quotas = _files(tmp_path, "k2", v1="-1")  # cgroup v1, no quota
+    v1 = tmp_path / "v1"
+    v1.mkdir()
+    boot_id, quotas = _files(v1, "k2", v1="-1")  # cgroup v1, no quota
     assert this_machine("", boot_id, quotas) == "boot:k2"
 
 
