@@ -234,6 +234,7 @@ class SimConfig:
     flush_interval: float = 0.2  # the scheduler's push/learn flush
     jitter: float = 0.0  # relative random jitter of latencies and parse times (0: none)
     jitter_seed: int = 0
+    start_limit: int = 0  # the unscored limit before 16 answers (0: spitag.pace's, 2 · backlog + 1; 64: the crawler before)
 
 
 @dataclass
@@ -394,7 +395,7 @@ def simulate(
         ranker = "posterior" if getattr(strategy, "host_ranking", "blend") == "posterior" else "current"
     frontier = Frontier(RANKERS[ranker], k, learns)
     rng = random.Random(cfg.jitter_seed)
-    unscored = UnscoredLimit(cfg.max_unscored, cfg.max_backlog)
+    unscored = UnscoredLimit(cfg.max_unscored, cfg.max_backlog, start=cfg.start_limit or None)
 
     def jit(x: float) -> float:
         return x * (1.0 + cfg.jitter * (2 * rng.random() - 1)) if cfg.jitter else x

@@ -33,12 +33,16 @@ class UnscoredLimit:
 
     ``max_unscored`` is the cap (0: no limit at all); ``max_backlog`` the pages allowed
     to wait for the profile pool (0: the cap alone, not adapted). Until ``WINDOW`` / 2
-    answers are seen, the cap.
+    answers are seen, twice the backlog + 1 (within the cap): as if the downloads needed
+    were half the backlog. Not the cap: the seeds' links all arrive at once, and under
+    the cap (64) the first 64 pages were all chosen from the seeds' scores alone; from
+    this start a network-bound crawl still doubles its downloads each window.
     """
 
-    def __init__(self, max_unscored: int, max_backlog: int, window: int = WINDOW) -> None:
+    def __init__(self, max_unscored: int, max_backlog: int, window: int = WINDOW, start: int | None = None) -> None:
         self.max_unscored = max_unscored
         self.max_backlog = max_backlog
+        self.start = start  # the limit before anything is measured; None: 2 · backlog + 1
         self.answers: deque[tuple[float, float]] = deque(maxlen=window)  # (when, latency)
         self.latency_sum = 0.0
         self.workers_here = 1  # workers of the crawl on this machine (share)
@@ -77,5 +81,5 @@ class UnscoredLimit:
             return self.max_unscored
         needed = self.downloads_needed()
         if needed is None:
-            return self.max_unscored
+            return min(self.max_unscored, 2 * self.backlog + 1 if self.start is None else self.start)
         return min(self.max_unscored, self.backlog + 1 + math.ceil(2 * needed))

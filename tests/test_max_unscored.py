@@ -58,15 +58,15 @@ def test_requests_wait_for_room_and_every_page_is_fetched(tmp_path: Path) -> Non
 
 
 def test_a_slow_network_keeps_its_downloads(tmp_path: Path) -> None:
-    """Downloads are the slow part: the adapted limit stays near the cap (16), far above
-    the backlog allowed (1), and 8 requests still overlap once it has adapted."""
+    """Downloads are the slow part: the adapted limit grows from its start (twice the
+    backlog allowed, 1, + 1) to the cap (16), and 8 requests overlap once it has."""
     with WebServer() as server:
         server.add_site("slow.test", tree_site(120, fanout=8, delay=DELAY))
         adapted, pages, stats = _crawl(tmp_path, server, "adapted", "16", backlog="1", skip=40)
     assert pages == tree_paths(120) - {"/robots.txt"}
     assert adapted == 8  # Scrapy's CONCURRENT_REQUESTS, not the backlog
     assert int(stats["spitag/frontier/unscored_limit_max"]) == 16
-    assert int(stats["spitag/frontier/unscored_limit_min"]) >= 8
+    assert int(stats["spitag/frontier/unscored_limit_min"]) == 3
 
 
 def _heavy_site(pages: int, items: int) -> DictSite:

@@ -40,12 +40,19 @@ def test_the_window_forgets_old_answers() -> None:
     assert limit.limit() == 4 + 1 + 1
 
 
-def test_the_cap_until_enough_is_known_and_when_adapting_is_off() -> None:
+def test_twice_the_backlog_until_enough_is_known_and_the_cap_when_adapting_is_off() -> None:
     limit = UnscoredLimit(max_unscored=32, max_backlog=8, window=32)
+    assert limit.limit() == 2 * 8 + 1  # nothing known: not the cap (the seeds' links come at once)
     _answers(limit, 15, 0.1, 0.001)
-    assert limit.downloads_needed() is None and limit.limit() == 32
+    assert limit.downloads_needed() is None and limit.limit() == 17
     limit.answered(101.5, 0.001)
     assert limit.limit() == 10
+    small_cap = UnscoredLimit(max_unscored=12, max_backlog=8)
+    assert small_cap.limit() == 12  # within the cap
+    shared = UnscoredLimit(max_unscored=64, max_backlog=16)
+    shared.share(2)  # two workers on this machine: 8 pages of backlog each
+    assert shared.limit() == 17
+    assert UnscoredLimit(max_unscored=64, max_backlog=16, start=64).limit() == 64  # the crawler before
     fixed = UnscoredLimit(max_unscored=32, max_backlog=0)
     _answers(fixed, 32, 0.1, 0.001)
     assert fixed.limit() == 32
@@ -54,7 +61,7 @@ def test_the_cap_until_enough_is_known_and_when_adapting_is_off() -> None:
     assert unlimited.limit() == 0
     same_instant = UnscoredLimit(max_unscored=32, max_backlog=8, window=4)
     _answers(same_instant, 4, 0.0, 0.001)
-    assert same_instant.downloads_needed() is None and same_instant.limit() == 32
+    assert same_instant.downloads_needed() is None and same_instant.limit() == 17
 
 
 def test_workers_on_one_machine_share_its_backlog() -> None:
