@@ -37,8 +37,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from bench.simulate import DEFAULT_WORK, build_graph  # noqa: E402
-from bench.simulate_eval import hold_halves, parse_seeds  # noqa: E402
-from bench.webgen import HOLD_SPLIT_SEED, WebParams  # noqa: E402
+from bench.simulate_eval import parse_seeds  # noqa: E402
+from bench.webgen import HOLD_SPLIT_SEED, WebParams, hold_halves  # noqa: E402
 from spitag.hostnames import HostNameModel  # noqa: E402
 
 THRESHOLDS = range(20, 122, 6)
@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--hold", choices=("a", "b"), default=None, help="webs of one half of the corpus' hosts")
     p.add_argument("--split-seed", type=int, default=HOLD_SPLIT_SEED)
     args = p.parse_args(argv)
-    hosts = hold_halves(DEFAULT_WORK, args.split_seed)[args.hold] if args.hold else None
+    hosts = hold_halves(None, DEFAULT_WORK, args.split_seed)[args.hold] if args.hold else None
     params = {}
     if args.size_median is not None:
         params["size_median"] = args.size_median

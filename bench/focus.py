@@ -63,9 +63,8 @@ from bench.webgen import (  # noqa: E402
     HOLD_SPLIT_SEED,
     Web,
     WebParams,
-    corpus_hosts,
+    hold_halves,
     load_counted_web,
-    split_hosts,
     verify_sample,
 )
 from tests.support.redisserver import RedisServer  # noqa: E402
@@ -538,7 +537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     hosts, hold = None, None
     if args.hold:
-        hosts = split_hosts(corpus_hosts(args.corpus, args.work), args.split_seed)[args.hold]
+        hosts = hold_halves(args.corpus, args.work, args.split_seed)[args.hold]
         hold = {"half": args.hold, "split_seed": args.split_seed, "hosts": len(hosts)}
     web, counting = load_counted_web(params, args.corpus, args.work, workers=args.workers, hosts=hosts)
     sample = verify_sample(web, args.verify, seed=args.seed)

@@ -38,7 +38,7 @@ from bench.simulate import (
     harvests,
     simulate,
 )
-from bench.webgen import HOLD_SPLIT_SEED, WebParams, corpus_hosts, split_hosts
+from bench.webgen import HOLD_SPLIT_SEED, WebParams, hold_halves
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -79,11 +79,6 @@ def parse_config(text: str) -> tuple[str, dict[str, str]]:
         k, _, v = item.partition("=")
         settings[k.strip()] = v.strip()
     return name, settings
-
-
-def hold_halves(work: Path, seed: int) -> dict[str, list[str]]:
-    """The corpus' hosts split for ``hold-a`` / ``hold-b`` (``webgen.split_hosts``)."""
-    return split_hosts(corpus_hosts(None, work), seed)
 
 
 def _job(args: tuple[str, int, dict[str, Any], list[tuple[str, dict[str, str]]], list[int], str, dict[str, Any]]) -> dict[str, Any]:
@@ -169,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     variants = [v for v in args.variants.split(",") if v]
     base = SimConfig()
     sim = {k: type(getattr(base, k))(float(v)) for k, _, v in (x.partition("=") for x in args.sim)}
-    extra = {"split": hold_halves(args.work, args.split_seed), "jitter": args.jitter, "sim": sim}
+    extra = {"split": hold_halves(None, args.work, args.split_seed), "jitter": args.jitter, "sim": sim}
     jobs = [(v, s, VARIANTS[v], configs, ks, str(args.work), extra) for v in variants for s in parse_seeds(args.seeds)]
     started = time.monotonic()
     if args.jobs > 1:

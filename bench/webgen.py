@@ -966,6 +966,11 @@ def split_hosts(hosts: Iterable[str], seed: int = HOLD_SPLIT_SEED) -> dict[str, 
     return {"a": sorted(shuffled[:half]), "b": sorted(shuffled[half:])}
 
 
+def hold_halves(corpus: Path | None, work: Path, seed: int = HOLD_SPLIT_SEED) -> dict[str, list[str]]:
+    """The corpus' hosts split for ``--hold a|b`` (``split_hosts`` of ``corpus_hosts``)."""
+    return split_hosts(corpus_hosts(corpus, work), seed)
+
+
 def load_web(params: WebParams, corpus: Path | None, work: Path, hosts: Iterable[str] | None = None) -> Web:
     """Unpack the corpus under ``work`` and build the web (no counting); ``hosts``: from
     these hosts' pages only."""

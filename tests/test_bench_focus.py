@@ -34,6 +34,7 @@ from bench.webgen import (
     build_web,
     compute_counts,
     corpus_hosts,
+    hold_halves,
     load_web,
     neutralize,
     page_links,
@@ -397,6 +398,7 @@ def test_hold_out_webs_are_built_from_one_half_of_the_hosts(real_pages_dir: Path
     assert len(halves["a"]) == len(halves["b"]) == 5 and set(halves["a"]) | set(halves["b"]) == set(hosts)
     assert {tuple(split_hosts(hosts, seed=s)["b"]) for s in range(6)} != {tuple(halves["b"])}
     assert split_hosts([*hosts, FLINK_HOST], seed=5) == halves  # flink is never a generated site
+    assert hold_halves(corpus, work, seed=5) == halves  # what --hold takes
 
     for half in ("a", "b"):
         web = load_web(TINY_OTHER, corpus, work, hosts=halves[half])
