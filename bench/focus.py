@@ -19,8 +19,11 @@ Measures, per K (100, 300, 1000):
   graph from the same seeds knowing every page's true count (always fetch the
   discovered, unfetched page with the highest count; ties in discovery order).
 
-Also, from each crawl's store, semantic items per depth (sum, mean, max), the thesis'
-figures; and how often the crawler's own counts agree with the true ones.
+Also, from each crawl's store, the thesis' figures (``bench/depth_figures.py``, read by
+``scrapy report``'s code): semantic items and meta tags per depth (sum, mean, max), and
+spitag against each baseline per depth (the difference of the sums and of the means,
+per syntax at the last depth both reached); and how often the crawler's own counts
+agree with the true ones.
 
 ``--redis-workers N``: every crawl is N workers at once on one Redis frontier (a
 redis-server started for the benchmark on 127.0.0.1), each with its own store and an
@@ -58,6 +61,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from bench.depth_figures import depth_record, load_crawl, merged_depths, print_figures, write_comparisons  # noqa: E402
 from bench.webgen import (  # noqa: E402
     FLINK_HOST,
     HOLD_SPLIT_SEED,
@@ -80,6 +84,8 @@ BASELINE = "bfs"
 # What the lead asked to report against (not tuned for): spitag at K=300.
 TARGETS = {"oracle": 0.8, "bfs": 2.0, "opic": 1.5}
 TARGET_K = 300
+COLORS = {"bfs": "tab:gray", "opic": "tab:blue", "importance": "tab:orange", "spitag": "tab:green",
+          "spitag-legacy": "tab:olive"}
 
 
 # ============================================================================ metrics
@@ -210,38 +216,6 @@ def cumulative(counts: Sequence[int]) -> list[int]:
         total += c
         out.append(total)
     return out
-
-
-def per_depth(store: Path, crawl: str) -> dict[int, dict[str, float]]:
-    """Semantic items of the pages answered 2xx, per crawl depth, from the store:
-    n, sum, mean, max of the ``total`` of each URL's page (semantic JSON)."""
-    rows: dict[int, list[int]] = {}
-    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as conn:
-        for depth, semantic, total in conn.execute(
-            "SELECT u.depth, p.semantic, p.semantic_total FROM url u JOIN page p ON p.id = u.page_id"
-            " WHERE u.crawl = ? AND u.status BETWEEN 200 AND 299",
-            (crawl,),
-        ):
-            value = json.loads(semantic).get("total", total) if semantic else total
-            rows.setdefault(int(depth), []).append(int(value or 0))
-    return {
-        d: {"n": len(v), "sum": sum(v), "mean": sum(v) / len(v), "max": max(v)}
-        for d, v in sorted(rows.items())
-    }
-
-
-def merge_depths(parts: Sequence[dict[int, dict[str, float]]]) -> dict[int, dict[str, float]]:
-    """``per_depth`` of several stores (the workers of one crawl) as one."""
-    out: dict[int, dict[str, float]] = {}
-    for part in parts:
-        for d, r in part.items():
-            m = out.setdefault(d, {"n": 0, "sum": 0, "max": 0})
-            m["n"] += r["n"]
-            m["sum"] += r["sum"]
-            m["max"] = max(m["max"], r["max"])
-    for m in out.values():
-        m["mean"] = m["sum"] / m["n"]
-    return dict(sorted(out.items()))
 
 
 def merge_agreements(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -419,15 +393,13 @@ def plot(results: dict[str, list[dict[str, Any]]], oracle: list[int], depth: dic
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colors = {"bfs": "tab:gray", "opic": "tab:blue", "importance": "tab:orange", "spitag": "tab:green",
-              "spitag-legacy": "tab:olive"}
     written = []
     fig, ax = plt.subplots(figsize=(9, 6))
     limit = max(ks)
     for strategy, runs in results.items():
         for i, r in enumerate(runs):
             ys = cumulative(r["counts"][:limit])
-            ax.plot(range(1, len(ys) + 1), ys, color=colors.get(strategy), alpha=1.0 if i == 0 else 0.4,
+            ax.plot(range(1, len(ys) + 1), ys, color=COLORS.get(strategy), alpha=1.0 if i == 0 else 0.4,
                     label=strategy if i == 0 else None)
     ys = cumulative(oracle[:limit])
     ax.plot(range(1, len(ys) + 1), ys, color="black", linestyle="--", label="oracle (best-first, true counts)")
@@ -445,18 +417,20 @@ def plot(results: dict[str, list[dict[str, Any]]], oracle: list[int], depth: dic
     plt.close(fig)
     written.append(path)
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
-    for j, stat in enumerate(("sum", "mean", "max")):
-        ax = axes[j]
-        for strategy, runs in depth.items():
-            table = runs[0]
-            ds = sorted(table)
-            ax.plot(ds, [table[d][stat] for d in ds], marker="o", color=colors.get(strategy), label=strategy)
-        ax.set_xlabel("depth")
-        ax.set_title(f"semantic items per depth: {stat}")
-        if stat == "sum":
-            ax.set_ylabel("items (crawler's counts, run 1)")
-        ax.legend()
+    fig, axes = plt.subplots(2, 3, figsize=(15, 9))
+    for i, (prefix, title) in enumerate((("", "semantic items"), ("meta_", "meta tags"))):
+        for j, stat in enumerate(("sum", "mean", "max")):
+            ax = axes[i][j]
+            for strategy, runs in depth.items():
+                table = runs[0]
+                ds = sorted(table)
+                ax.plot(ds, [table[d][prefix + stat] for d in ds], marker="o", color=COLORS.get(strategy),
+                        label=strategy)
+            ax.set_xlabel("depth")
+            ax.set_title(f"{title} per depth: {stat}")
+            if j == 0:
+                ax.set_ylabel(f"{title} (crawler's counts, run 1)")
+            ax.legend()
     fig.tight_layout()
     path = folder / "depth.png"
     fig.savefig(path, dpi=120)
@@ -559,6 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     results: dict[str, list[dict[str, Any]]] = {s: [] for s in strategies}
     depth: dict[str, list[dict]] = {s: [] for s in strategies}
+    reports: dict[str, list] = {}  # each strategy's first crawl, as scrapy report reads it (one per store)
     crawls: list[dict[str, Any]] = []
     # Default site: 404 for all. Flink links to http://localhost:8081/ (its dashboard);
     # through the proxy a loopback name means the default site, which must not be a page.
@@ -594,7 +569,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "top_hosts_first": Counter(p["host"] for p in first).most_common(8),
                 }
                 stores = sorted(folder.glob("store*.db"))
-                record["per_depth"] = merge_depths([per_depth(p, name) for p in stores])
+                crawl_reports = load_crawl(stores, name)
+                record["per_depth"] = depth_record(merged_depths(crawl_reports))
+                reports.setdefault(strategy, crawl_reports)
                 record["agreement"] = merge_agreements([agreement(p, name, web) for p in stores])
                 parents = {}
                 for p in stores:
@@ -609,8 +586,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     table = summarize(results, oracle, ks)
     targets = check_targets(table)
-    plots = plot(results, oracle, depth, ks, args.out, summary["items_per_page"])
-    wall = time.monotonic() - started
 
     print()
     print(f"web: {summary['generated_sites']} generated sites ({summary['generated_pages']} pages){flink}; "
@@ -628,11 +603,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for t in targets:
         print(f"target spitag@{TARGET_K} ≥ {t['target']}× {t['vs']}: {_fmt(t['ratio'])} "
               f"{'met' if t['met'] else 'NOT met'}")
-    print("\nsemantic items per depth (crawler's counts, 2xx pages, run 1): depth: n / sum / mean / max")
-    for strategy in strategies:
-        rows = depth[strategy][0]
-        cells = "  ".join(f"{d}: {r['n']}/{r['sum']}/{r['mean']:.1f}/{r['max']}" for d, r in rows.items())
-        print(f"  {strategy:<11}{cells}")
+    versus = print_figures(reports, sys.stdout)
+    plots = plot(results, oracle, depth, ks, args.out, summary["items_per_page"])
+    plots += write_comparisons(reports, args.out)
+    wall = time.monotonic() - started
     print("\ncrawls: strategy run seconds requests 200s(distinct) refetched hosts@first-K flink-share"
           f" agreement(same/differ) lag@{TARGET_K}(p10/median)")
     for c in crawls:
@@ -654,6 +628,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "settings": {"ROBOTSTXT_OBEY": False, "SPITAG_SCOPE": "any", "SPITAG_STORE_BODY": "none",
                      "CLOSESPIDER_PAGECOUNT": args.pages_budget},
         "params": asdict(params), "hold": hold,
+        "depth_vs": versus,
     }
     (args.out / "focus.json").write_text(json.dumps(report, indent=1, default=str))
     return 0

@@ -374,6 +374,23 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
     result = json.loads((out / "focus.json").read_text())
     for strategy in ("bfs", "spitag"):
         assert result["table"][strategy]["10"]["harvest"] > 0, result["table"]
+        crawl = next(c for c in result["crawls"] if c["strategy"] == strategy)
+        assert sum(row["n"] for row in crawl["per_depth"].values()) == crawl["pages_200"]
+        with sqlite3.connect(out / "run1" / strategy / "store.db") as conn:  # meta tags, counted here
+            stored = [json.loads(v) for (v,) in conn.execute(
+                "SELECT p.semantic FROM url u JOIN page p ON p.id = u.page_id WHERE u.depth = 1")]
+        meta = sum(c.get(k, 0) for c in stored for k in ("opengraph", "twitter", "dublincore", "meta"))
+        assert crawl["per_depth"]["1"]["meta_sum"] == meta > 0
+    # spitag against bfs, as the thesis compared SpiTag with Nutch: per depth, and the
+    # HTML comparison scrapy report writes
+    versus = result["depth_vs"]["bfs"]
+    assert versus["a"] == "focus-spitag-r1" and versus["b"] == "focus-bfs-r1"
+    assert versus["depths"][0]["depth"] == 0 and versus["depths"][0]["meta_diff"] == 0  # the same seeds
+    assert "meta tags (OpenGraph, Twitter, Dublin Core, other <meta>) per depth" in done.stdout
+    assert "spitag against bfs, meta tags per depth" in done.stdout
+    assert (out / "depth.png").stat().st_size > 0
+    assert "focus-bfs-r1" in (out / "report-spitag-vs-bfs" / "index.html").read_text()
+    assert (out / "report-spitag-vs-bfs" / "compare-depth.png").stat().st_size > 0
 
     # Another version of the archive (other pages, same name) is unpacked anew.
     _pack_pages(real_pages(real_pages_dir, n=6, seed=12), tmp_path / "v2")
@@ -435,6 +452,36 @@ def test_focus_with_workers_on_one_redis_frontier(real_pages_dir: Path, tmp_path
             per_worker.append(conn.execute("SELECT COUNT(*) FROM url WHERE status = 200").fetchone()[0])
     assert min(per_worker) > 0, per_worker  # both workers took pages from the shared frontier
     assert sum(per_worker) == crawl["pages_200"] == sum(r["n"] for r in crawl["per_depth"].values())
+
+
+def test_depths_of_several_stores_add_up() -> None:
+    """bench/depth_figures.py: one crawl's per-depth rows from two workers' stores (the
+    report's own rows), added up, with the means over every page."""
+    from bench.depth_figures import depth_record, merged_depths
+    from spitag.report.queries import Depth
+
+    def depth(level: int, pages: int, sem: int, sem_max: int, meta: int, meta_max: int, og: int) -> Depth:
+        return Depth(depth=level, urls=pages + 1, pages=pages, semantic_sum=sem, semantic_mean=sem / pages,
+                     semantic_max=sem_max, meta_sum=meta, meta_mean=meta / pages, meta_max=meta_max,
+                     syntaxes={"opengraph": og, "meta": meta - og})
+
+    class Worker:  # what merged_depths reads of a CrawlReport
+        def __init__(self, *depths: Depth) -> None:
+            self.depths = list(depths)
+
+    w0 = Worker(depth(0, 2, 20, 15, 10, 8, 4), depth(1, 1, 3, 3, 1, 1, 0))
+    w1 = Worker(depth(1, 3, 30, 12, 12, 6, 6), depth(2, 1, 7, 7, 5, 5, 5))
+    merged = merged_depths([w0, w1])
+    assert [d.depth for d in merged] == [0, 1, 2]
+    one = merged[1]
+    assert (one.pages, one.urls, one.semantic_sum, one.semantic_max, one.meta_sum, one.meta_max) == (4, 6, 33, 12, 13, 6)
+    assert one.semantic_mean == 33 / 4 and one.meta_mean == 13 / 4
+    assert one.syntaxes == {"opengraph": 6, "meta": 7}
+    assert w0.depths[1].pages == 1 and w0.depths[1].syntaxes == {"opengraph": 0, "meta": 1}  # inputs untouched
+    record = depth_record(merged)
+    assert record[1] == {"n": 4, "sum": 33, "mean": 33 / 4, "max": 12, "meta_sum": 13, "meta_mean": 13 / 4,
+                         "meta_max": 6}
+    assert sum(r["n"] for r in record.values()) == 7
 
 
 def test_focus_compare_on_hand_made_runs(tmp_path: Path) -> None:

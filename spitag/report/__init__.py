@@ -37,7 +37,14 @@ def write_report(store: Store, crawl: str, out_dir: Path, against: str | None = 
             known = ", ".join(f"{c} ({n} URLs)" for c, n in queries.crawls(store)) or "none"
             raise MissingCrawlError(f"crawl {name!r} has no URL in the store; crawls there: {known}")
         reports.append(report)
-    comparison = queries.compare(reports[0], reports[1]) if against else None
+    return write_reports(reports, out_dir, store_url)
+
+
+def write_reports(reports: list[queries.CrawlReport], out_dir: Path, store_url: str = "") -> dict[str, Any]:
+    """``write_report`` for crawls already loaded (one, or two side by side: A against
+    B), wherever they were stored."""
+    names = [r.crawl for r in reports]
+    comparison = queries.compare(reports[0], reports[1]) if len(reports) > 1 else None
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in FIGURE_FILES:  # a folder reused: no figure of an earlier report lingers
         (out_dir / stale).unlink(missing_ok=True)
