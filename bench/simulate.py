@@ -245,6 +245,7 @@ class HostQ:
     seq: int = 0  # insertion order of the host row (ties)
     popped_at: int = 0  # pop number of its last pop (ties: next_allowed, then rowid)
     leased: int = 0  # popped, not parsed yet (probe mode)
+    estimate: float | None = None  # the strategy's latest estimate while not learnt (rescore)
 
 
 class Frontier:
@@ -294,9 +295,17 @@ class Frontier:
             h.total += score
             h.pages += 1
 
+    def rescore(self, estimates: Sequence[tuple[str, float]]) -> None:
+        for host, value in estimates:
+            h = self.hosts.get(host)
+            if h is not None and h.pages == 0:
+                h.estimate = value
+
     def rank(self, h: HostQ, best: float) -> float:
         if not self.learns:
             return best
+        if h.pages == 0 and h.estimate is not None:
+            best = h.estimate  # a host not learnt yet: the strategy's latest estimate
         return self.ranker(best, h.total, h.pages, self.knobs)
 
     def pop(self, n: int, per_host: int) -> list[tuple[Any, str, float]]:
@@ -394,6 +403,17 @@ def simulate(
     if ranker is None:
         ranker = "posterior" if getattr(strategy, "host_ranking", "blend") == "posterior" else "current"
     frontier = Frontier(RANKERS[ranker], k, learns)
+    rescore_seconds = s.getfloat("SPITAG_RESCORE_SECONDS") if hasattr(strategy, "estimates") and learns else 0.0
+    rescored = -1  # the strategy's refits at the last rescore
+    rescored_at = -math.inf
+    seed_hosts = {graph.host[sid] for sid in graph.seeds}
+
+    def rescore() -> None:
+        """The scheduler's ``_rescore``, before a pop."""
+        nonlocal rescored, rescored_at
+        if rescore_seconds > 0 and strategy.refits != rescored and now - rescored_at >= rescore_seconds:
+            rescored, rescored_at = strategy.refits, now
+            frontier.rescore([(h, v) for h, v in strategy.estimates(2000) if h not in seed_hosts])
     rng = random.Random(cfg.jitter_seed)
     unscored = UnscoredLimit(cfg.max_unscored, cfg.max_backlog, start=cfg.start_limit or None)
 
@@ -448,6 +468,7 @@ def simulate(
             want = min(cfg.pop_batch, room)
             if want < min(cfg.pop_batch, cfg.min_pop or max(cap // 2, 1)):
                 return None  # held back (the scheduler's SPITAG_MAX_UNSCORED)
+            rescore()
             popped = frontier.pop(want, cfg.per_host)
             if not popped:
                 return None

@@ -160,6 +160,10 @@ SPITAG_MACHINE = _env("SPITAG_MACHINE", "")
 # spitag: k of the host rank (S + k·best) / (n + k) — how many pages the best waiting
 # link's promise is worth against the n pages of the host fetched (score sum S). ≥ 0.
 SPITAG_HOST_K = _env("SPITAG_HOST_K", "0.25")
+# spitag: before a pop, the hosts not fetched yet are ranked again by what the strategy
+# expects of them now (Frontier.rescore), at most once in this many seconds and only
+# after its estimates moved; 0: never (a host then ranks by its links' values as found).
+SPITAG_RESCORE_SECONDS = _env("SPITAG_RESCORE_SECONDS", "0.1")
 # spitag-legacy: weight of what the crawl learnt of a host (its pages' mean semantic
 # score) against its best waiting priority, in the pop order (0 … 1). 0 turns host
 # learning off for both spitag strategies (hosts then rank by their best priority).

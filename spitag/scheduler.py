@@ -17,6 +17,9 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
   (``Frontier.learnt``): every host's totals at open (a resume, or a worker joining a
   running crawl), then every 0.2 s the pages the other workers learnt; the same for
   link evidence (``links_found`` of the strategy, written with this worker's pages).
+  Before a pop, if the strategy refitted its estimates (at most every
+  ``SPITAG_RESCORE_SECONDS``), the hosts it valued before their first page are ranked
+  again by what it expects of them now (``Frontier.rescore``).
 * A frontier that stops answering (Redis restarting) is an outage, not a crash: pushes
   and acks wait in memory and are retried with backoff, pops pause, the crawl goes on.
 """
@@ -42,6 +45,7 @@ from spitag.machine import this_machine
 from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting
 from spitag.recrawl import RecrawlPolicy, plan_recrawl
+from spitag.scoring import SEED_PRIORITY
 from spitag.signals import batch_stored, frontier_opened, url_settled
 from spitag.store import open_store
 from spitag.urls import host_of, redact, try_normalize
@@ -61,6 +65,7 @@ CONTROL_INTERVAL = 1.0
 MAX_BACKOFF = 10.0
 IDLE_POLL = 0.5
 HOLD_BACK_POLL = 0.25
+RESCORE_MAX = 2_000  # hosts re-ranked at once (~20 ms of the reactor); more go round in slices
 
 
 class FrontierScheduler(BaseScheduler):
@@ -83,6 +88,11 @@ class FrontierScheduler(BaseScheduler):
         self.score_half = settings.getfloat("SPITAG_SCORE_HALF")
         self.host_prior = config.host_prior
         self.host_k = config.host_k
+        self.rescore_seconds = config.rescore_seconds
+        self.rescorer: Strategy | None = None  # a strategy whose estimates of unseen hosts move
+        self.rescored_refits = -1
+        self.rescored_at = -float("inf")
+        self.seed_hosts: set[str] = set()  # hosts of seeds: seeds stay first, never re-ranked
         # A lease is renewed while its download may still legitimately be running.
         self.max_fetch_seconds = (
             (settings.getint("RETRY_TIMES") + 1) * settings.getfloat("DOWNLOAD_TIMEOUT") + 120
@@ -163,6 +173,8 @@ class FrontierScheduler(BaseScheduler):
             if hasattr(strategy, "share"):
                 strategy.share()  # the links it finds go to the frontier too
             self._absorb()
+            if self.rescore_seconds > 0 and hasattr(strategy, "estimates"):
+                self.rescorer = strategy
         self._heartbeat()
         self.start_urls_key = self.crawler.settings.get(
             "REDIS_START_URLS_KEY", "%(name)s:start_urls"
@@ -244,6 +256,8 @@ class FrontierScheduler(BaseScheduler):
             reason=meta.get("spitag_reason"),
         )
         self.pending.append((entry, meta.get("spitag_combine", self.combine)))
+        if entry.priority >= SEED_PRIORITY:
+            self.seed_hosts.add(entry.host)
         if len(self.pending) >= 1000:
             self._guarded(self._flush)
         return True
@@ -268,6 +282,7 @@ class FrontierScheduler(BaseScheduler):
                 self._budget_spent()
                 return None
             want = min(want, room)
+            self._rescore()
             popped = self._call(self.frontier.pop, want, default=None)
             if not popped:
                 self._wake_when_ready(outage=popped is None)
@@ -437,6 +452,24 @@ class FrontierScheduler(BaseScheduler):
         alive = [u for u, t in self.in_flight.items() if now - t < self.max_fetch_seconds]
         if alive:
             self._call(self.frontier.renew, alive, default=0)
+
+    def _rescore(self) -> None:
+        """Before a pop: rank the hosts not fetched yet by what the strategy expects of
+        them now (``Frontier.rescore``), if its estimates may have moved (g or its
+        models were refitted) and ``SPITAG_RESCORE_SECONDS`` have passed since the last
+        time: their links' priorities hold the estimates of the moment each link was
+        found. Not the hosts of seeds, which stay first."""
+        strategy = self.rescorer
+        if strategy is None or getattr(strategy, "refits", 0) == self.rescored_refits:
+            return
+        now = time.monotonic()
+        if now - self.rescored_at < self.rescore_seconds:
+            return
+        self.rescored_refits, self.rescored_at = getattr(strategy, "refits", 0), now
+        estimates = [(h, v) for h, v in strategy.estimates(RESCORE_MAX) if h not in self.seed_hosts]
+        ranked = self._call(self.frontier.rescore, estimates, default=None) if estimates else 0
+        if ranked:
+            self.stats.inc_value("spitag/frontier/rescored", ranked)
 
     def _absorb(self) -> None:
         """Feed the strategy the pages the frontier learnt that it did not see: every

@@ -284,7 +284,11 @@ class SiteLearning(SpiTag):
     host's fetched pages, best its best waiting priority (a link's estimate) counted
     as k pseudo-pages. An unseen host ranks at ``best``; a host seen enough at its
     own mean. A poor host that a link promised well drops as soon as its first page
-    is learnt, which max-combined priorities alone could never do.
+    is learnt, which max-combined priorities alone could never do. ``best`` of an
+    unseen host holds the ``g_u`` of the moment its links were found, and g and the
+    name and link models move as the crawl learns: ``estimates`` gives every unseen
+    host's ``g_u`` of now, and the scheduler has the frontier rank such a host by it
+    (``Frontier.rescore``, ``SPITAG_RESCORE_SECONDS``).
 
     The strategy learns from the parents it scores (each parent page once, when its
     first outlink is scored), and from what the frontier learnt without it
@@ -326,6 +330,8 @@ class SiteLearning(SpiTag):
         self.link_evidence = link_evidence  # weight of what the links to a host predict (0: off)
         self.links = LinkEvidence()
         self.sites: dict[str, list[float]] = {}  # host → [score sum, pages]
+        self.waiting: dict[str, None] = {}  # hosts valued as unseen and not learnt since (ordered)
+        self.refits = 0  # how often g and the models were refitted: estimates may have moved
         self._last_parent: str | None = None
         self._index: float | None = None  # cached gittins index
         self._index_at = 0  # pages observed when it was computed
@@ -359,6 +365,7 @@ class SiteLearning(SpiTag):
         site = self.sites.get(host)
         if site is None:
             site = self.sites[host] = [0.0, 0]
+            self.waiting.pop(host, None)
             if self.link_evidence:
                 name = self.names.deviation(host) if self.host_names else 0.0
                 self.links.learn(host, score_sum / pages, name)
@@ -399,6 +406,7 @@ class SiteLearning(SpiTag):
             means = [t / n for t, n in self.sites.values()]
             self._index = gittins_index(means, self.explore_pages)
             self._index_at = self._observed
+            self.refits += 1
             if self.host_names:
                 self.names.refit()
             if self.link_evidence:
@@ -417,16 +425,41 @@ class SiteLearning(SpiTag):
         known = self.site_mean(host)
         if known is not None:
             return known
+        if self.link_evidence:
+            self.links.saw_link(host, parent_host, parent.score)
+        self.waiting[host] = None
+        g = self.unseen_value(host)
+        return g + self.homophily * (parent.score - g)
+
+    def unseen_value(self, host: str) -> float:
+        """What a page of a host not fetched yet is expected to score, as far as the
+        crawl knows now: ``g · e^(w·d + v·e)`` (g the Gittins index, d and e what the
+        host's name and the links found to it predict)."""
         g = self.explore_value()
         deviation = 0.0
         if self.host_names:
             deviation += self.host_names * self.names.deviation(host)
         if self.link_evidence:
-            self.links.saw_link(host, parent_host, parent.score)
             deviation += self.link_evidence * self.links.deviation(host)
-        if deviation:
-            g *= math.exp(deviation)
-        return g + self.homophily * (parent.score - g)
+        return g * math.exp(deviation) if deviation else g
+
+    def estimates(self, limit: int = 0) -> list[tuple[str, float]]:
+        """What each host this strategy valued as unseen, and not learnt since, is
+        worth now (``unseen_value``): the frontier ranks such a host by it
+        (``Frontier.rescore``) instead of the value its links got when they were found,
+        which froze g and the name and link models of that moment. ``limit`` > 0:
+        at most that many, the longest-waiting first, the rest on the next calls.
+        None with ``SPITAG_HOMOPHILY`` > 0: a link's value then holds its parent's score,
+        which a host's estimate cannot recompute."""
+        if self.homophily > 0:
+            return []
+        hosts = list(self.waiting)
+        if 0 < limit < len(hosts):
+            hosts = hosts[:limit]
+            for host in hosts:  # to the back of the line
+                del self.waiting[host]
+                self.waiting[host] = None
+        return [(host, self.unseen_value(host)) for host in hosts]
 
     def reason(self, parent: Parent) -> dict[str, Any]:
         return {"strategy": self.name, "parent": parent.url, "parent_score": parent.score}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -381,6 +382,10 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
                 "SELECT p.semantic FROM url u JOIN page p ON p.id = u.page_id WHERE u.depth = 1")]
         meta = sum(c.get(k, 0) for c in stored for k in ("opengraph", "twitter", "dublincore", "meta"))
         assert crawl["per_depth"]["1"]["meta_sum"] == meta > 0
+    # spitag ranked the hosts it had not fetched yet by its latest estimates, as they moved
+    log = (out / "run1" / "spitag" / "crawl.log").read_text()
+    rescored = re.search(r"'spitag/frontier/rescored': (\d+)", log)
+    assert rescored and int(rescored.group(1)) > 0, log[-3000:]
     # spitag against bfs, as the thesis compared SpiTag with Nutch: per depth, and the
     # HTML comparison scrapy report writes
     versus = result["depth_vs"]["bfs"]

@@ -224,6 +224,30 @@ def test_posterior_k_weighs_the_link_promise(make) -> None:
     assert [e.host for e in g.pop(2)] == ["b.test", "a.test"]
 
 
+def test_rescore_ranks_hosts_not_learnt_by_their_latest_estimate(make) -> None:
+    """``rescore``: a host not learnt yet ranks by the strategy's latest estimate, not by
+    what its links were worth when found; its URLs keep their own order; a learnt host,
+    and a host whose estimate came before its first URL, follow the same rules."""
+    f = make(politeness=Politeness(delay=0.0, per_host=1), host_weight=0.7, host_ranking="posterior", host_k=0.25)
+    f.push([entry("http://a.test/1", 10.0), entry("http://a.test/2", 9.0), entry("http://b.test/1", 5.0),
+            entry("http://c.test/1", 7.0), entry("http://d.test/1", 1.0)], "max")
+    f.learn([("c.test", 6.0)])  # c: (6 + 0.25·7) / 1.25 = 6.2
+    # a falls below d, b rises above c; c is learnt (its estimate is ignored); e has
+    # no URL yet; a NaN is dropped
+    assert f.rescore([("a.test", 0.5), ("b.test", 8.0), ("c.test", 100.0), ("e.test", 3.0),
+                      ("d.test", float("nan"))]) == 2
+    assert [e.host for e in f.top(10)][:1] == ["a.test"]  # the URLs' own priorities stay
+    f.push([entry("http://e.test/1", 50.0)], "max")  # e ranks by its estimate (3.0), not 50
+    assert [e.host for e in f.pop(5)] == ["b.test", "c.test", "e.test", "d.test", "a.test"]
+    assert [e.url for e in f.pop(5)] == ["http://a.test/2"]  # a's URLs in their own order
+    assert f.rescore([]) == 0
+    # once learnt, a host ranks by what it showed, whatever its estimate was
+    f.push([entry("http://b.test/2", 5.0), entry("http://d.test/2", 1.0)], "max")
+    f.rescore([("b.test", 8.0), ("d.test", 0.1)])
+    f.learn([("d.test", 40.0)])
+    assert [e.host for e in f.pop(5)] == ["d.test", "b.test"]
+
+
 def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url) -> None:
     """A resumed strategy starts from every host's totals, pages and link evidence; a
     worker's strategy then hears of the other workers' pages and links, batch by batch,
@@ -593,5 +617,7 @@ def test_an_earlier_sqlite_frontier_gains_the_link_evidence_columns(tmp_path) ->
         f.learn([], [("x.test", 1.0, 1, 1 << 63)])
         _, (batch,) = f.learnt(None)
         assert batch.pages == [("a.test", 9.0, 3)] and batch.links == [("x.test", 1.0, 1, 1 << 63)]
+        f.push([Entry("http://y.test/1", "y.test", 1, 5.0, None)], "max")
+        assert f.rescore([("y.test", 2.0)]) == 1  # and the estimate column
     finally:
         f.close()

@@ -121,6 +121,30 @@ def test_which_strategies_break_ties_by_depth(name: str, discounted: bool) -> No
     assert s.priority(p, "http://a.test/x/y") == pytest.approx(raw / (1 + 10e-5) if discounted else raw, rel=1e-12)
 
 
+def test_estimates_of_waiting_hosts_follow_what_the_strategy_learns() -> None:
+    """``estimates``: every host valued as unseen and not learnt since, at what it is
+    worth now (the frontier re-ranks them by it), in slices of the longest-waiting."""
+    s = SiteLearning(explore_pages=2, homophily=0.0, host_names=0.0, link_evidence=0.0)
+    p = parent("http://a.test/", score=30.0)
+    for host in ("b", "c", "d"):
+        assert s.contribution(p, f"http://{host}.test/") == pytest.approx(30.0)  # g over a (30)
+    assert s.estimates() == [("b.test", 30.0), ("c.test", 30.0), ("d.test", 30.0)]
+    refits = s.refits
+    # b's first page (90) is parsed: b is learnt and waits no more; g is now 70
+    s.contribution(parent("http://b.test/", score=90.0), "http://b.test/x")
+    assert s.estimates() == [("c.test", pytest.approx(70.0)), ("d.test", pytest.approx(70.0))]
+    assert s.refits > refits  # the scheduler re-ranks when this moved
+    s.contribution(p, "http://e.test/")
+    assert [h for h, _ in s.estimates(2)] == ["c.test", "d.test"]
+    assert [h for h, _ in s.estimates(2)] == ["e.test", "c.test"]  # then round again
+    s.absorb("c.test", 10.0, 1)  # another worker's page of c: c waits no more either
+    assert [h for h, _ in s.estimates()] == ["d.test", "e.test"]
+    # with homophily a link's value holds its parent's score: nothing to re-rank by
+    h = SiteLearning(explore_pages=2, homophily=0.5)
+    h.contribution(p, "http://b.test/")
+    assert h.estimates() == []
+
+
 def test_site_learning_homophily() -> None:
     s = SiteLearning(explore_pages=1, homophily=0.5)
     p = parent("http://a.test/", score=50.0)

@@ -44,6 +44,12 @@ one (SQLite); the contract is the same:
   crawl's strategy starts from them) and a cursor; a cursor gives what *other* owners
   learnt after it, batch by batch in the order learnt (several workers' strategies
   learn from every worker's pages and links).
+* ``rescore(estimates)`` — (host, value) pairs: what the strategy now expects a page
+  of a host it has not learnt yet to be worth (``SiteLearning.estimates``). Until the
+  host's first page is learnt, it ranks by its latest estimate instead of its best
+  queued priority, which holds what its links were worth when they were found (the
+  URLs' own priorities, and their order within the host, stay). A host with learnt
+  pages is left alone. Returns how many hosts with queued URLs were re-ranked.
 * ``heartbeat()`` — this owner is alive; returns how many live owners of the crawl
   run on its machine (``machine``, ``spitag.machine``; by default the owner's host
   name), itself included: they share its CPUs.
@@ -248,9 +254,12 @@ class Frontier(ABC):
         # whose CPUs this owner shares (spitag.machine); default: the owner's host name
         self.machine = machine or machine_of(owner)
 
-    def rank(self, best: float, score_sum: float = 0.0, pages: int = 0) -> float:
+    def rank(self, best: float, score_sum: float = 0.0, pages: int = 0, estimate: float | None = None) -> float:
         """The rank of a host whose best queued priority is ``best`` and whose fetched
-        pages scored ``score_sum`` in all over ``pages`` pages."""
+        pages scored ``score_sum`` in all over ``pages`` pages; ``estimate``: its latest
+        ``rescore``, which stands for ``best`` until a page is learnt."""
+        if not pages and estimate is not None:
+            best = estimate
         mean = score_sum / pages if pages else None
         return host_rank(
             best, mean, self.host_weight, self.score_half, self.host_prior,
@@ -336,6 +345,11 @@ class Frontier(ABC):
         """(cursor, batches): with ``since=None`` one batch of every host's totals so
         far (pages and links); with a cursor from an earlier call, the batches *other*
         owners learnt after it, in order (this owner's strategy saw its own first hand)."""
+
+    @abstractmethod
+    def rescore(self, estimates: Sequence[tuple[str, float]]) -> int:
+        """Rank each host not learnt yet by its estimate (see the module docstring);
+        one round trip; how many hosts with queued URLs were re-ranked."""
 
     def heartbeat(self) -> int:
         """Mark this owner alive (every second or so); how many live owners of the

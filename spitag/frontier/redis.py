@@ -47,6 +47,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   ``<Σ log(1 + linking page's score)>:<links>:<mask's high 32 bits>:<its low 32
   bits>`` (sums added, masks OR-ed; one field, not a hash per number: 115 bytes a host
   measured, against 256), what a resumed or joining worker's strategy starts from;
+  ``est`` hash — host → the strategy's latest estimate of a host not learnt yet
+  (``rescore``), which ranks it instead of its best queued priority; dropped when the
+  host is learnt;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
@@ -382,6 +385,10 @@ local function refresh(host, w, half)
   end
   local yn = tonumber(redis.call('HGET', p .. 'yn', host) or '0') or 0
   local ys = tonumber(redis.call('HGET', p .. 'ys', host) or '0') or 0
+  if yn == 0 then  -- not learnt yet: its latest estimate (rescore), if any, stands for best
+    local e = tonumber(redis.call('HGET', p .. 'est', host) or '')
+    if e then best = e end
+  end
   redis.call('ZADD', p .. 'hosts', rank(best, ys, yn, w, half), host)
   redis.call('ZADD', p .. 'ready', redis.call('HGET', p .. 'next', host) or 0, host)
 end
@@ -662,6 +669,7 @@ for i = 9, last, 3 do
   local host = ARGV[i]
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
+  redis.call('HDEL', p .. 'est', host)  -- learnt: an estimate is no longer used
   if redis.call('ZSCORE', p .. 'hosts', host) then refresh(host, w, half) end
 end
 local function orword(a, b)  -- two 32-bit words as numbers ≥ 0
@@ -684,6 +692,24 @@ for i = last + 1, #ARGV, 5 do
   redis.call('HSET', p .. 'le', host, string.format('%.17g:%d:%d:%d', sum, n, hi, lo))
 end
 return 1
+"""
+
+# ARGV: prefix, w, half, then (host, estimate) pairs. Hosts not learnt yet keep the
+# estimate and, if they have queued URLs, rank by it; returns how many were re-ranked.
+RESCORE = _COMMON + r"""
+local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
+local ranked = 0
+for i = 4, #ARGV, 2 do
+  local host, e = ARGV[i], tonumber(ARGV[i + 1])
+  if tonumber(redis.call('HGET', p .. 'yn', host) or '0') == 0 then
+    redis.call('HSET', p .. 'est', host, ARGV[i + 1])
+    if redis.call('ZSCORE', p .. 'hosts', host) then
+      redis.call('ZADD', p .. 'hosts', rank(e, 0, 0, w, half), host)
+      ranked = ranked + 1
+    end
+  end
+end
+return ranked
 """
 
 # ARGV: prefix, owner, machine, fresh seconds. The live owners on this machine.
@@ -957,7 +983,7 @@ class RedisFrontier(Frontier):
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
-        self._heartbeat = register(HEARTBEAT)
+        self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
         try:
             layout = self.redis.eval(
                 OPEN, 0, self.prefix, LAYOUT, repr(float(self.host_prior)), self.host_ranking,
@@ -1092,6 +1118,14 @@ class RedisFrontier(Frontier):
         for host, (log_sum, n, mask) in evidence.items():
             args += [host, repr(log_sum), n, mask >> 32, mask & 0xFFFFFFFF]
         self._learn(args=args)
+
+    @_transient
+    def rescore(self, estimates: Sequence[tuple[str, float]]) -> int:
+        args: list[Any] = [self.prefix, self.host_weight, self.score_half]
+        for host, value in estimates:
+            if math.isfinite(value):
+                args += [host, repr(float(value))]
+        return int(self._rescore(args=args)) if len(args) > 3 else 0
 
     @_transient
     def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:

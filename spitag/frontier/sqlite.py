@@ -2,8 +2,9 @@
 
 Tables: ``frontier_url`` (one row per URL and crawl, with its state and lease) and
 ``frontier_host`` (next-allowed time, delay, best queued priority, rank, the
-semantic yield learnt so far, and the link evidence found for it: ``link_sum``,
-``link_n``, ``link_mask``). ``frontier_url.revisit`` (JSON) is set only for a
+semantic yield learnt so far, the link evidence found for it: ``link_sum``,
+``link_n``, ``link_mask``, and ``estimate``, the strategy's latest ``rescore`` of a
+host not learnt yet). ``frontier_url.revisit`` (JSON) is set only for a
 revived URL (``revive``: a recrawl's validators) and cleared once it is done. A
 host's ``best`` is NULL when it has nothing queued, so the pop scans only hosts with
 work, best rank first.
@@ -12,6 +13,7 @@ work, best rank first.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sqlite3
@@ -52,7 +54,7 @@ SCHEMA = [
         score_sum REAL NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
         hard_next REAL NOT NULL DEFAULT 0,
         link_sum REAL NOT NULL DEFAULT 0, link_n INTEGER NOT NULL DEFAULT 0,
-        link_mask INTEGER NOT NULL DEFAULT 0,
+        link_mask INTEGER NOT NULL DEFAULT 0, estimate REAL,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
     "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
@@ -79,6 +81,8 @@ class SQLiteFrontier(Frontier):
             for column, kind in (("link_sum", "REAL"), ("link_n", "INTEGER"), ("link_mask", "INTEGER")):
                 if column not in columns:  # before link evidence was kept
                     self.conn.execute(f"ALTER TABLE frontier_host ADD COLUMN {column} {kind} NOT NULL DEFAULT 0")
+            if "estimate" not in columns:  # before rescore
+                self.conn.execute("ALTER TABLE frontier_host ADD COLUMN estimate REAL")
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"frontier {url}: cannot open {path}: {exc}") from None
 
@@ -107,11 +111,11 @@ class SQLiteFrontier(Frontier):
             ).fetchone()
             best = row[0]
             stats = self.conn.execute(
-                "SELECT score_sum, pages FROM frontier_host WHERE crawl = ? AND host = ?",
+                "SELECT score_sum, pages, estimate FROM frontier_host WHERE crawl = ? AND host = ?",
                 (self.crawl, host),
             ).fetchone()
-            score_sum, pages = (stats[0], stats[1]) if stats else (0.0, 0)
-            rank = None if best is None else self.rank(best, score_sum or 0.0, pages or 0)
+            score_sum, pages, estimate = stats if stats else (0.0, 0, None)
+            rank = None if best is None else self.rank(best, score_sum or 0.0, pages or 0, estimate)
             self.conn.execute(
                 "INSERT INTO frontier_host (crawl, host, best, rank) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (crawl, host) DO UPDATE SET best = excluded.best, rank = excluded.rank",
@@ -422,6 +426,28 @@ class SQLiteFrontier(Frontier):
             )
             if self.host_weight > 0:
                 self._refresh_hosts(sums)
+
+    def rescore(self, estimates: Sequence[tuple[str, float]]) -> int:
+        if not estimates:
+            return 0
+        values = {host: float(value) for host, value in estimates if math.isfinite(value)}
+        with self._tx():
+            self.conn.executemany(
+                "INSERT INTO frontier_host (crawl, host, estimate) VALUES (?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET estimate = excluded.estimate",
+                [(self.crawl, h, v) for h, v in values.items()],
+            )
+            ranked = [
+                (self.rank(best, 0.0, 0, values[host]), self.crawl, host)
+                for chunk in _chunks(list(values))
+                for host, best in self.conn.execute(
+                    f"SELECT host, best FROM frontier_host WHERE crawl = ? AND pages = 0 AND best IS NOT NULL"
+                    f" AND host IN ({','.join('?' * len(chunk))})",
+                    [self.crawl, *chunk],
+                )
+            ]
+            self.conn.executemany("UPDATE frontier_host SET rank = ? WHERE crawl = ? AND host = ?", ranked)
+        return len(ranked)
 
     def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
         """Every host's totals at first; afterwards nothing: an SQLite frontier has one
