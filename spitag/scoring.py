@@ -188,6 +188,7 @@ class SpiTagLegacy(SpiTag):
     name = "spitag-legacy"
 
 
+WAITING_MAX = 100_000  # unseen hosts SiteLearning keeps re-estimating (a few MB)
 SEED_PRIORITY = 1e6  # ``spitag``'s seeds, in score units: more items than any page has
 DEPTH_TIE = 1e-5  # relative priority a link loses per layer of depth (ties only)
 
@@ -427,7 +428,10 @@ class SiteLearning(SpiTag):
             return known
         if self.link_evidence:
             self.links.saw_link(host, parent_host, parent.score)
-        self.waiting[host] = None
+        if host not in self.waiting:
+            if len(self.waiting) >= WAITING_MAX:  # the one re-ranked longest ago keeps its rank
+                del self.waiting[next(iter(self.waiting))]
+            self.waiting[host] = None
         g = self.unseen_value(host)
         return g + self.homophily * (parent.score - g)
 

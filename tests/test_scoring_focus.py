@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from spitag import scoring
 from spitag.errors import BadInputError
 from spitag.scoring import (
     Parent,
@@ -121,7 +122,7 @@ def test_which_strategies_break_ties_by_depth(name: str, discounted: bool) -> No
     assert s.priority(p, "http://a.test/x/y") == pytest.approx(raw / (1 + 10e-5) if discounted else raw, rel=1e-12)
 
 
-def test_estimates_of_waiting_hosts_follow_what_the_strategy_learns() -> None:
+def test_estimates_of_waiting_hosts_follow_what_the_strategy_learns(monkeypatch) -> None:
     """``estimates``: every host valued as unseen and not learnt since, at what it is
     worth now (the frontier re-ranks them by it), in slices of the longest-waiting."""
     s = SiteLearning(explore_pages=2, homophily=0.0, host_names=0.0, link_evidence=0.0)
@@ -139,6 +140,10 @@ def test_estimates_of_waiting_hosts_follow_what_the_strategy_learns() -> None:
     assert [h for h, _ in s.estimates(2)] == ["e.test", "c.test"]  # then round again
     s.absorb("c.test", 10.0, 1)  # another worker's page of c: c waits no more either
     assert [h for h, _ in s.estimates()] == ["d.test", "e.test"]
+    # memory is bounded: past WAITING_MAX, the host re-ranked longest ago is let go
+    monkeypatch.setattr(scoring, "WAITING_MAX", 2)
+    s.contribution(p, "http://f.test/")
+    assert [h for h, _ in s.estimates()] == ["e.test", "f.test"]
     # with homophily a link's value holds its parent's score: nothing to re-rank by
     h = SiteLearning(explore_pages=2, homophily=0.5)
     h.contribution(p, "http://b.test/")
