@@ -412,8 +412,11 @@ def simulate(
         """The scheduler's ``_rescore``, before a pop."""
         nonlocal rescored, rescored_at
         if rescore_seconds > 0 and strategy.refits != rescored and now - rescored_at >= rescore_seconds:
-            rescored, rescored_at = strategy.refits, now
-            frontier.rescore([(h, v) for h, v in strategy.estimates(2000) if h not in seed_hosts])
+            rescored = strategy.refits
+            estimates = [(h, v) for h, v in strategy.estimates(2000) if h not in seed_hosts]
+            if estimates:
+                rescored_at = now
+                frontier.rescore(estimates)
     rng = random.Random(cfg.jitter_seed)
     unscored = UnscoredLimit(cfg.max_unscored, cfg.max_backlog, start=cfg.start_limit or None)
 

@@ -460,14 +460,18 @@ class FrontierScheduler(BaseScheduler):
         time: their links' priorities hold the estimates of the moment each link was
         found. Not the hosts of seeds, which stay first."""
         strategy = self.rescorer
-        if strategy is None or getattr(strategy, "refits", 0) == self.rescored_refits:
+        refits = getattr(strategy, "refits", 0)
+        if strategy is None or refits == self.rescored_refits:
             return
         now = time.monotonic()
         if now - self.rescored_at < self.rescore_seconds:
             return
-        self.rescored_refits, self.rescored_at = getattr(strategy, "refits", 0), now
+        self.rescored_refits = refits
         estimates = [(h, v) for h, v in strategy.estimates(RESCORE_MAX) if h not in self.seed_hosts]
-        ranked = self._call(self.frontier.rescore, estimates, default=None) if estimates else 0
+        if not estimates:
+            return  # nothing waits: no time spent, none to wait for
+        self.rescored_at = now
+        ranked = self._call(self.frontier.rescore, estimates, default=None)
         if ranked:
             self.stats.inc_value("spitag/frontier/rescored", ranked)
 

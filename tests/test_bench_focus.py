@@ -366,8 +366,9 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
     p = TINY_OTHER
     cmd = [sys.executable, str(REPO_ROOT / "bench" / "focus.py"), "--corpus", str(corpus), "--no-flink",
            "--work", str(work), "--out", str(out), "--seed", str(p.seed), "--size-median", str(p.size_median),
-           "--size-max", str(p.size_max), "--seeds", str(p.seeds), "--pages-budget", "15", "--k", "5,10",
-           "--strategies", "bfs,spitag", "--workers", "1", "--verify", "2"]
+           "--size-max", str(p.size_max), "--seeds", str(p.seeds), "--pages-budget", "30", "--k", "5,10",
+           "--strategies", "bfs,spitag", "--workers", "1", "--verify", "2",
+           "--set", "SPITAG_RESCORE_SECONDS=0.001"]  # every pop after a refit re-ranks, however fast the crawl
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     web_line = next(line for line in done.stdout.splitlines() if line.startswith("web: "))
