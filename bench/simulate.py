@@ -417,6 +417,7 @@ def simulate(
             if estimates:
                 rescored_at = now
                 frontier.rescore(estimates)
+
     rng = random.Random(cfg.jitter_seed)
     unscored = UnscoredLimit(cfg.max_unscored, cfg.max_backlog, start=cfg.start_limit or None)
 
