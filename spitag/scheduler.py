@@ -460,8 +460,10 @@ class FrontierScheduler(BaseScheduler):
         time: their links' priorities hold the estimates of the moment each link was
         found. Not the hosts of seeds, which stay first."""
         strategy = self.rescorer
+        if strategy is None:
+            return
         refits = getattr(strategy, "refits", 0)
-        if strategy is None or refits == self.rescored_refits:
+        if refits == self.rescored_refits:
             return
         now = time.monotonic()
         if now - self.rescored_at < self.rescore_seconds:

@@ -428,26 +428,21 @@ class SQLiteFrontier(Frontier):
                 self._refresh_hosts(sums)
 
     def rescore(self, estimates: Sequence[tuple[str, float]]) -> int:
-        if not estimates:
-            return 0
         values = {host: float(value) for host, value in estimates if math.isfinite(value)}
+        if not values:
+            return 0
         with self._tx():
             self.conn.executemany(
                 "INSERT INTO frontier_host (crawl, host, estimate) VALUES (?, ?, ?)"
                 " ON CONFLICT (crawl, host) DO UPDATE SET estimate = excluded.estimate",
                 [(self.crawl, h, v) for h, v in values.items()],
             )
-            ranked = [
-                (self.rank(best, 0.0, 0, values[host]), self.crawl, host)
-                for chunk in _chunks(list(values))
-                for host, best in self.conn.execute(
-                    f"SELECT host, best FROM frontier_host WHERE crawl = ? AND pages = 0 AND best IS NOT NULL"
-                    f" AND host IN ({','.join('?' * len(chunk))})",
-                    [self.crawl, *chunk],
-                )
-            ]
-            self.conn.executemany("UPDATE frontier_host SET rank = ? WHERE crawl = ? AND host = ?", ranked)
-        return len(ranked)
+            # a host not learnt ranks by its estimate alone, whatever its best
+            ranked = self.conn.executemany(
+                "UPDATE frontier_host SET rank = ? WHERE crawl = ? AND host = ? AND pages = 0 AND best IS NOT NULL",
+                [(self.rank(v, 0.0, 0, v), self.crawl, h) for h, v in values.items()],
+            ).rowcount
+        return ranked
 
     def learnt(self, since: str | None) -> tuple[str, list[Learnt]]:
         """Every host's totals at first; afterwards nothing: an SQLite frontier has one
