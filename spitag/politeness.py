@@ -9,18 +9,28 @@ host's own (robots.txt Crawl-delay), and holds for robots.txt requests too.
 
 Scrapy's own per-slot delay is turned off: its randomized, worker-local spacing would
 only shift requests after the reservation. Hosts without a delay cost no round trip.
+
+It also holds ``CONCURRENT_REQUESTS_PER_DOMAIN`` itself (``HostConcurrency``): at most
+that many downloads to one host at a time in this process. Scrapy's downloader slot
+is meant to, but Scrapy 2.19 starts each download of a slot's queue as an asyncio task
+and counts it as transferring only once the task runs, so a queue of waiting requests
+is started all at once (``Downloader._process_queue``): a crawl of one site with the
+limit at 4 reached 20 downloads at a time, and one request per host after robots.txt
+came in all together.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import task
+from twisted.internet.defer import Deferred, succeed
 
 from spitag.aio import running_reactor
 from spitag.signals import frontier_opened
@@ -35,6 +45,49 @@ logger = logging.getLogger(__name__)
 
 DELAYS_REFRESH = 10.0  # seconds between reloads of the per-host delays
 MAX_CRAWL_DELAY = 120.0  # a robots.txt asking for more is capped (and the host crawled slowly)
+HELD = "spitag_host_slot"  # request.meta: the host whose download slot the request holds
+
+
+class HostConcurrency:
+    """At most ``limit`` downloads to one host at a time; the others wait, first come
+    first served. A finished download hands its place to the next waiting request.
+    Plain Deferreds, so that it runs (and is tested) without a reactor."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(int(limit), 1)
+        self.active: dict[str, int] = {}
+        self.waiting: dict[str, deque[Deferred]] = {}
+
+    def enter(self, host: str) -> Deferred:
+        """A place for ``host``: fires True once handed over after a wait, False at
+        once if one was free. Cancelled while waiting, it gives up its turn."""
+        if self.active.get(host, 0) < self.limit and not self.waiting.get(host):
+            self.active[host] = self.active.get(host, 0) + 1
+            return succeed(False)
+        turn: Deferred = Deferred(canceller=lambda turn: self._withdraw(host, turn))
+        self.waiting.setdefault(host, deque()).append(turn)
+        return turn
+
+    def _withdraw(self, host: str, turn: Deferred) -> None:
+        queue = self.waiting.get(host)
+        if queue is not None and turn in queue:
+            queue.remove(turn)
+            if not queue:
+                del self.waiting[host]
+
+    def leave(self, host: str) -> None:
+        queue = self.waiting.get(host)
+        if queue:
+            turn = queue.popleft()
+            if not queue:
+                del self.waiting[host]
+            turn.callback(True)  # the place goes to the next request as it is
+            return
+        left = self.active.get(host, 0) - 1
+        if left > 0:
+            self.active[host] = left
+        else:
+            self.active.pop(host, None)
 
 
 def host_delay_setting(settings: Any) -> float:
@@ -52,8 +105,10 @@ class PolitenessMiddleware:
         self.delays: dict[str, float] = {}
         self.loaded = 0.0
         self.user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or crawler.settings.get("USER_AGENT")
+        self.slots = HostConcurrency(crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"))
         crawler.signals.connect(self._opened, signal=frontier_opened)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(self._left_downloader, signal=signals.request_left_downloader)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> PolitenessMiddleware:
@@ -98,9 +153,26 @@ class PolitenessMiddleware:
 
     async def process_request(self, request: Request, spider: Any = None) -> None:
         host = urlparse_cached(request).hostname or ""
+        asked = self.slots.enter(host)
+        held: list[bool] = []
+        asked.addCallback(lambda waited: held.append(waited) or waited)
+        try:
+            await maybe_deferred_to_future(asked)
+            if held[0]:
+                self.crawler.stats.inc_value("spitag/politeness/host_slot_waits")
+            await self._space(host)
+        except BaseException:  # cancelled (a shutdown): a place held is given back
+            if held:
+                self.slots.leave(host)
+            raise
+        request.meta[HELD] = host  # given back when the request leaves the downloader
+        return None
+
+    async def _space(self, host: str) -> None:
+        """The hard delay gate: wait until the frontier lets this host be asked again."""
         delay = self.delay_for(host)
         if delay <= 0:
-            return None
+            return
         waited = 0.0
         while True:
             wait = self.frontier.acquire(host, delay)
@@ -110,4 +182,19 @@ class PolitenessMiddleware:
             await maybe_deferred_to_future(task.deferLater(running_reactor(), wait, lambda: None))
         if waited:
             self.crawler.stats.inc_value("spitag/politeness/waited_ms", int(waited * 1000))
+
+    def _give_back(self, request: Request) -> None:
+        host = request.meta.pop(HELD, None)
+        if host is not None:
+            self.slots.leave(host)
+
+    def _left_downloader(self, request: Request, spider: Any = None) -> None:
+        self._give_back(request)
+
+    def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
+        self._give_back(request)  # (already given back, unless a later middleware answered)
+        return response
+
+    def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
+        self._give_back(request)
         return None

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -519,6 +521,48 @@ def test_server_error_is_retried_then_recorded(webserver: WebServer, tmp_path: P
     assert (table[boom]["status"], table[boom]["page_id"]) == (500, None)
     assert run.items_by_url[boom]["status"] == 500
     assert run.stats.get("finish_reason") == "'finished'"
+
+
+class CountingSite:
+    """A site of slow pages (0.3 s) that counts its downloads running at once; its
+    home links to 40 of them, and it has a robots.txt."""
+
+    def __init__(self) -> None:
+        self.running = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+    def respond(self, target: str) -> Response:
+        if target == "/robots.txt":
+            return Response.text("User-agent: *\nAllow: /\n")
+        if target == "/":
+            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(40))
+            return Response.html(f"<html><body>{links}</body></html>")
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.3)
+        with self.lock:
+            self.running -= 1
+        return Response.html('<html><head><meta name="description" content="slow"></head><body>x</body></html>')
+
+
+@pytest.mark.parametrize("strategy", ["spitag", "bfs"])
+def test_one_site_never_gets_more_downloads_at_once_than_allowed(
+    webserver: WebServer, tmp_path: Path, strategy: str
+) -> None:
+    """``CONCURRENT_REQUESTS_PER_DOMAIN`` holds however many of a site's URLs wait.
+    (Scrapy 2.19's downloader alone started a slot's whole queue at once: 20 downloads
+    at a time with a limit of 4 on this site.)"""
+    site = CountingSite()
+    webserver.add_site("one.test", site)
+    run = run_crawl(webserver, tmp_path, "http://one.test/", settings={
+        "SPITAG_STRATEGY": strategy, "CONCURRENT_REQUESTS_PER_DOMAIN": 3,
+    })
+    assert run.returncode == 0, run.describe()
+    assert run.stats.get("spitag/frontier/acked") == "41", run.describe()  # the home and its 40 pages
+    assert site.most == 3, site.most  # reached, never passed
+    assert int(run.stats.get("spitag/politeness/host_slot_waits", "0")) > 0
 
 
 # =========================================================================== real pages
