@@ -22,8 +22,9 @@ showed, see ``bench/README.md``):
   ``current`` (``spitag.frontier.base.host_rank``, the σ blend) or ``posterior``
   (``spitag.scoring.host_posterior``, ``SPITAG_HOST_K``), fed with what the
   backends store per host (best queued priority, score sum, pages learnt).
-  ``SPITAG_HOST_PROBE=1`` (a frontier option modelled here only): a host not learnt
-  yet gives one URL per pop, and ranks last while that page is in flight.
+  ``SPITAG_HOST_PROBE`` (on by default, as in the crawler): a host not learnt yet
+  gives one URL per pop, and none while that page is in flight (until it is parsed:
+  the crawler's frontier, until it is learnt or leaves its lease).
 * **The crawler** (Scrapy + ``spitag.scheduler``), as a discrete-event model in
   seconds: at most ``concurrency`` (32) requests in the downloader, at most
   ``per_host`` downloading from one host at a time; the engine asks for a request
@@ -315,9 +316,9 @@ class Frontier:
         for name, h in self.hosts.items():
             if h.queued:
                 best = max(p for p, _ in h.queued.values())
-                # probe: a host never learnt, with a page on its way, waits for that page
-                pending = 1 if probe and h.pages == 0 and h.leased > 0 else 0
-                ranked.append((pending, -self.rank(h, best), h.popped_at, h.seq, name))
+                if probe and h.pages == 0 and h.leased > 0:
+                    continue  # probe: a host never learnt, with a page on its way, waits for it
+                ranked.append((-self.rank(h, best), h.popped_at, h.seq, name))
         ranked.sort()
         out: list[tuple[Any, str, float]] = []
         for *_, name in ranked[:n]:
@@ -398,7 +399,7 @@ def simulate(
         "prior": s.getfloat("SPITAG_HOST_PRIOR"),
     }
     k["host_k"] = float(s.get("SPITAG_HOST_K") or 0.25)
-    k["probe"] = float(s.get("SPITAG_HOST_PROBE") or 0)
+    k["probe"] = float(s.getbool("SPITAG_HOST_PROBE"))
     k.update(knobs or {})
     if ranker is None:
         ranker = "posterior" if getattr(strategy, "host_ranking", "blend") == "posterior" else "current"

@@ -44,6 +44,7 @@ class CrawlConfig:
     host_prior: float
     host_k: float
     rescore_seconds: float
+    host_probe: bool
     explore_pages: float
     homophily: float
     max_sitemap_urls: int
@@ -72,6 +73,7 @@ class CrawlConfig:
             host_prior=_number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
             host_k=_number(settings, "SPITAG_HOST_K", float, minimum=0.0, maximum=1e9),
             rescore_seconds=_number(settings, "SPITAG_RESCORE_SECONDS", float, minimum=0.0, maximum=3600.0),
+            host_probe=_flag(settings, "SPITAG_HOST_PROBE"),
             explore_pages=_number(settings, "SPITAG_EXPLORE_PAGES", float, minimum=1.0, maximum=1e9),
             homophily=_number(settings, "SPITAG_HOMOPHILY", float, minimum=0.0, maximum=1.0),
             max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),

@@ -89,6 +89,7 @@ class FrontierScheduler(BaseScheduler):
         self.host_prior = config.host_prior
         self.host_k = config.host_k
         self.rescore_seconds = config.rescore_seconds
+        self.host_probe = config.host_probe
         self.rescorer: Strategy | None = None  # a strategy whose estimates of unseen hosts move
         self.rescored_refits = -1
         self.rescored_at = -float("inf")
@@ -147,6 +148,7 @@ class FrontierScheduler(BaseScheduler):
             host_k=self.host_k,
             strategy=strategy.name if strategy is not None else None,
             machine=this_machine(self.crawler.settings.get("SPITAG_MACHINE")),
+            probe=self.host_probe and getattr(strategy, "learns_hosts", False) and self.host_weight > 0,
         )
         recovered = self.frontier.recover()
         counts = self.frontier.counts()
@@ -405,6 +407,8 @@ class FrontierScheduler(BaseScheduler):
                 self.stats.inc_value("spitag/strategy/links_found", sum(row[2] for row in found))
             if self.learnt or self.links_out:
                 self.frontier.learn(self.learnt, self.links_out)
+                if self.learnt and self.frontier.probe:
+                    self._wake()  # a host's first page learnt ends its probe: it is ready
                 self.learnt, self.links_out = [], []
         except FrontierUnavailableError as exc:
             self._outage(exc)

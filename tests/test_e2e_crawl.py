@@ -565,6 +565,40 @@ def test_one_site_never_gets_more_downloads_at_once_than_allowed(
     assert int(run.stats.get("spitag/politeness/host_slot_waits", "0")) > 0
 
 
+def slow_site_crawl(webserver: WebServer, tmp_path: Path, probe: bool) -> list[float]:
+    """A hub links to eight pages of a slow site (0.4 s an answer, per_host 4): when
+    each of that site's pages was answered, in order."""
+    links = " ".join(f'<a href="http://slow.test/{i}">{i}</a>' for i in range(8))
+    webserver.add_site("hub.test", DictSite({
+        "/": f'<html><head><meta property="og:title" content="hub"></head><body>{links}</body></html>',
+    }))
+    webserver.add_site("slow.test", DictSite({
+        f"/{i}": Response.html('<html><head><meta name="description" content="slow"></head>'
+                               "<body>a slow page</body></html>", delay=0.4)
+        for i in range(8)
+    }))
+    run = run_crawl(webserver, tmp_path / str(probe), "http://hub.test/", settings={
+        "SPITAG_HOST_PROBE": probe, "CONCURRENT_REQUESTS_PER_DOMAIN": 4, "SPITAG_SCOPE": "any",
+    })
+    assert run.returncode == 0, run.describe()
+    assert run.stats.get("spitag/frontier/acked") == "9", run.describe()  # every page fetched once
+    return sorted(e.time for e in run.server_log if e.host == "slow.test" and e.path != "/robots.txt")
+
+
+def test_a_site_gives_one_page_until_its_first_is_in(webserver: WebServer, tmp_path: Path) -> None:
+    """``SPITAG_HOST_PROBE`` (on with ``spitag``): a site the crawl knows nothing of gets
+    one request, and no other until that page is in; so its second page is answered a
+    whole answer time (0.4 s) after its first. Turned off, the crawl asks the new site
+    for four pages at once, answered together."""
+    probed = slow_site_crawl(webserver, tmp_path, probe=True)
+    assert len(probed) == 8
+    assert probed[1] - probed[0] >= 0.35, probed
+    webserver.clear_log()
+    unprobed = slow_site_crawl(webserver, tmp_path, probe=False)
+    assert len(unprobed) == 8
+    assert unprobed[3] - unprobed[0] < 0.3, unprobed
+
+
 # =========================================================================== real pages
 
 REAL_PAGES = 10  # a fixed sample, plus the first two pages that are not valid UTF-8

@@ -248,6 +248,47 @@ def test_rescore_ranks_hosts_not_learnt_by_their_latest_estimate(make) -> None:
     assert [e.host for e in f.pop(5)] == ["d.test", "b.test"]
 
 
+def test_probe_takes_one_url_of_a_host_with_nothing_done_until_its_page_is_in(make) -> None:
+    """``probe``: a host none of whose URLs is done gives one URL, then none until that
+    page is learnt or leaves its lease (ack, release, reap); a host with a page done
+    gives ``per_host`` as usual; a host's hard politeness gate still holds it after."""
+    f = make(politeness=Politeness(delay=0.0, per_host=4), lease_seconds=0.5, probe=True,
+             host_weight=0.7, host_ranking="posterior")
+    f.push([entry(f"http://a.test/{i}", 10.0 - i) for i in range(4)]
+           + [entry(f"http://b.test/{i}", 5.0 - i) for i in range(3)], "max")
+    assert [e.url for e in f.pop(10)] == ["http://a.test/0", "http://b.test/0"]
+    assert f.pop(10) == []  # both wait for their first page
+    wait = f.next_ready()
+    assert wait is not None and 0.3 < wait <= 0.5  # until the lease would expire
+    assert f.ack(["http://a.test/0"]) == 1  # a's page is in: a is an ordinary host now
+    assert [e.url for e in f.pop(10)] == ["http://a.test/1", "http://a.test/2", "http://a.test/3"]
+    f.learn([("b.test", 3.0)])  # b's page learnt, its lease still running
+    assert [e.url for e in f.pop(10)] == ["http://b.test/1", "http://b.test/2"]
+    # released or reaped: the host is ready again, and still probed
+    f.push([entry(f"http://c.test/{i}", 3.0 - i) for i in range(3)], "max")
+    assert [e.url for e in f.pop(10)] == ["http://c.test/0"]
+    assert f.release(["http://c.test/0"]) == 1
+    assert [e.url for e in f.pop(10)] == ["http://c.test/0"]
+    assert f.pop(10) == []
+    time.sleep(0.6)
+    assert f.reap() >= 1  # c's lease (and the others') expired
+    assert [e.url for e in f.pop(10) if e.host == "c.test"] == ["http://c.test/0"]
+    # a hard politeness gate taken for the probe's download holds the host after it
+    f.push([entry(f"http://d.test/{i}", 1.0 - i / 10) for i in range(2)], "max")
+    assert [e.url for e in f.pop(10)] == ["http://d.test/0"]
+    assert f.acquire("d.test", 0.4) == 0.0
+    f.ack(["http://d.test/0"])
+    assert f.pop(10) == []
+    wait = f.next_ready()
+    assert wait is not None and 0.2 < wait <= 0.4
+    time.sleep(wait + 0.02)
+    assert [e.url for e in f.pop(10)] == ["http://d.test/1"]
+    # without probe, a host with nothing done gives per_host at once
+    g = make(crawl="other", politeness=Politeness(delay=0.0, per_host=4))
+    g.push([entry(f"http://e.test/{i}", 1.0) for i in range(3)], "max")
+    assert len(g.pop(10)) == 3
+
+
 def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url) -> None:
     """A resumed strategy starts from every host's totals, pages and link evidence; a
     worker's strategy then hears of the other workers' pages and links, batch by batch,
@@ -619,5 +660,11 @@ def test_an_earlier_sqlite_frontier_gains_the_link_evidence_columns(tmp_path) ->
         assert batch.pages == [("a.test", 9.0, 3)] and batch.links == [("x.test", 1.0, 1, 1 << 63)]
         f.push([Entry("http://y.test/1", "y.test", 1, 5.0, None)], "max")
         assert f.rescore([("y.test", 2.0)]) == 1  # and the estimate column
+    finally:
+        f.close()
+    f = open_frontier(f"sqlite:///{path}", "c", None, probe=True)
+    try:  # and the probing column
+        assert [e.url for e in f.pop(5)] == ["http://y.test/1"]
+        assert f.pop(5) == [] and f.ack(["http://y.test/1"]) == 1
     finally:
         f.close()

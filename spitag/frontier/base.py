@@ -18,6 +18,12 @@ one (SQLite); the contract is the same:
   (the σ blend, ``spitag-legacy``) or ``"posterior"`` (``spitag``: the posterior mean
   ``(S + k · best) / (n + k)`` of the host's page score, S and n the score sum and
   count of its fetched pages, k = ``host_k``, ``SPITAG_HOST_K``).
+  With ``probe`` (``SPITAG_HOST_PROBE``; strategies that learn hosts), a host with no
+  URL done and no page learnt yet gives one URL per pop and is then not ready until that page
+  is learnt or the URL leaves its lease (acked, released or reaped); it is ready again
+  at once, or when its hard politeness gate (``acquire``) opens. So the crawl does not
+  commit several downloads to a site before its first page has shown what the site is
+  worth.
 * ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
 * ``mark_done(entries)`` — unknown or queued → done, never fetched (a canonical URL
   whose page was fetched under another URL).
@@ -235,6 +241,7 @@ class Frontier(ABC):
         host_ranking: str = "blend",
         host_k: float = 0.25,
         machine: str | None = None,
+        probe: bool = False,
     ) -> None:
         if not 0 < lease_seconds <= 3600:
             raise ValueError("lease_seconds must be in (0, 3600]")
@@ -253,6 +260,7 @@ class Frontier(ABC):
         self.strategy = strategy  # named in the reasons a compact backend rebuilds
         # whose CPUs this owner shares (spitag.machine); default: the owner's host name
         self.machine = machine or machine_of(owner)
+        self.probe = probe  # a host with nothing done yet: one URL at a time (see pop)
 
     def rank(self, best: float, score_sum: float = 0.0, pages: int = 0, estimate: float | None = None) -> float:
         """The rank of a host whose best queued priority is ``best`` and whose fetched

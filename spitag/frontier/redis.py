@@ -49,7 +49,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   measured, against 256), what a resumed or joining worker's strategy starts from;
   ``est`` hash — host → the strategy's latest estimate of a host not learnt yet
   (``rescore``), which ranks it instead of its best queued priority; dropped when the
-  host is learnt;
+  host is learnt; ``pw`` hash — host → 1 while the first URL of a host with nothing
+  done waits for its page (``probe``: the host's ``next`` is held until that URL
+  leaves its lease);
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
@@ -376,6 +378,15 @@ local function rank(best, ys, yn, w, half)
   if mean > 0 then sigma = mean / (mean + half) end
   return w * sigma + (1 - w) * link
 end
+-- A URL of the host left its lease: if it was the host's probe, the host is ready
+-- again now, or when its hard politeness gate opens.
+local function end_probe(host, t)
+  if redis.call('HDEL', p .. 'pw', host) == 1 then
+    local nxt = math.max(tonumber(redis.call('HGET', p .. 'hard', host) or '0') or 0, t)
+    redis.call('HSET', p .. 'next', host, nxt)
+    redis.call('ZADD', p .. 'ready', 'XX', nxt, host)
+  end
+end
 local function refresh(host, w, half)
   local b, best = best_bucket(host)
   if b == nil then
@@ -493,11 +504,12 @@ if was_done > 0 then redis.call('HINCRBY', p .. 'n', 'd', -was_done) end
 return revived
 """
 
-# ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, w, half, scan
+# ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, w, half, scan, probe (1/0)
 POP = _COMMON + r"""
 local n, lease, owner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local default_delay, per_host = tonumber(ARGV[5]), tonumber(ARGV[6])
 local w, half, scan = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local probe = ARGV[10] == '1'
 local t = now()
 local out = {}
 local taken = 0
@@ -509,7 +521,11 @@ local function take_from(host)
   if nxt > t then return end
   local delay = tonumber(redis.call('HGET', p .. 'delay', host) or default_delay)
   local k = math.min(per_host, n - taken)
-  if delay > 0 then k = 1 end
+  -- a probe: nothing of the host done or learnt yet, one URL, and the host waits for its page
+  local probing = probe and tonumber(redis.call('HGET', p .. 'hd', host) or '0') == 0
+    and tonumber(redis.call('HGET', p .. 'yn', host) or '0') == 0
+  if delay > 0 or probing then k = 1 end
+  local got = 0
   for _ = 1, k do
     local b = best_bucket(host)
     if b == nil then break end
@@ -525,8 +541,14 @@ local function take_from(host)
     table.insert(out, host); table.insert(out, member); table.insert(out, prio)
     for j = 1, 5 do table.insert(out, why[j]) end
     taken = taken + 1
+    got = got + 1
   end
-  redis.call('HSET', p .. 'next', host, t + delay)
+  if probing and got > 0 then
+    redis.call('HSET', p .. 'pw', host, 1)
+    redis.call('HSET', p .. 'next', host, t + math.max(delay, lease))
+  else
+    redis.call('HSET', p .. 'next', host, t + delay)
+  end
   refresh(host, w, half)
 end
 for _, host in ipairs(redis.call('ZREVRANGE', p .. 'hosts', 0, scan - 1)) do
@@ -550,6 +572,7 @@ return out
 # ARGV: prefix, then host<TAB>member keys. Leased → done.
 ACK = _COMMON + r"""
 local done = 0
+local t = now()
 for i = 2, #ARGV do
   local key = ARGV[i]
   if redis.call('ZREM', p .. 'leases', key) == 1 then
@@ -561,6 +584,7 @@ for i = 2, #ARGV do
     settle(host, member, redis.call('HGET', h, f))
     redis.call('HSET', h, f, '')
     redis.call('HINCRBY', p .. 'hd', host, 1)
+    end_probe(host, t)
     done = done + 1
   end
 end
@@ -631,7 +655,10 @@ for _, key in ipairs(keys) do
     end
   end
 end
-for host, _ in pairs(touched) do refresh(host, w, half) end
+for host, _ in pairs(touched) do
+  end_probe(host, t)
+  refresh(host, w, half)
+end
 if moved > 0 then
   redis.call('HINCRBY', p .. 'n', 'l', -moved)
   redis.call('HINCRBY', p .. 'n', 'q', moved)
@@ -659,6 +686,7 @@ return renewed
 # links, mask's high 32 bits, its low 32 bits) link rows.
 LEARN = _COMMON + r"""
 local w, half = tonumber(ARGV[2]), tonumber(ARGV[3])
+local t = now()
 if ARGV[7] == '' then
   redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[6], '*', 'o', ARGV[4], 'd', ARGV[5])
 else
@@ -670,6 +698,7 @@ for i = 9, last, 3 do
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
   redis.call('HDEL', p .. 'est', host)  -- learnt: an estimate is no longer used
+  end_probe(host, t)  -- its first page is learnt: a probe of the host is over
   if redis.call('ZSCORE', p .. 'hosts', host) then refresh(host, w, half) end
 end
 local function orword(a, b)  -- two 32-bit words as numbers ≥ 0
@@ -1028,6 +1057,7 @@ class RedisFrontier(Frontier):
             args=[
                 self.prefix, n, self.lease_seconds, self.owner, self.politeness.delay,
                 self.politeness.per_host, self.host_weight, self.score_half, self.SCAN_HOSTS,
+                int(self.probe),
             ]
         )
         return self.codec.entries(flat)

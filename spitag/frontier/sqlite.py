@@ -3,8 +3,9 @@
 Tables: ``frontier_url`` (one row per URL and crawl, with its state and lease) and
 ``frontier_host`` (next-allowed time, delay, best queued priority, rank, the
 semantic yield learnt so far, the link evidence found for it: ``link_sum``,
-``link_n``, ``link_mask``, and ``estimate``, the strategy's latest ``rescore`` of a
-host not learnt yet). ``frontier_url.revisit`` (JSON) is set only for a
+``link_n``, ``link_mask``, ``estimate``, the strategy's latest ``rescore`` of a
+host not learnt yet, and ``probing``, 1 while the first URL of a host with nothing
+done waits for its page: ``probe``). ``frontier_url.revisit`` (JSON) is set only for a
 revived URL (``revive``: a recrawl's validators) and cleared once it is done. A
 host's ``best`` is NULL when it has nothing queued, so the pop scans only hosts with
 work, best rank first.
@@ -55,6 +56,7 @@ SCHEMA = [
         hard_next REAL NOT NULL DEFAULT 0,
         link_sum REAL NOT NULL DEFAULT 0, link_n INTEGER NOT NULL DEFAULT 0,
         link_mask INTEGER NOT NULL DEFAULT 0, estimate REAL,
+        probing INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
     "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
@@ -83,6 +85,8 @@ class SQLiteFrontier(Frontier):
                     self.conn.execute(f"ALTER TABLE frontier_host ADD COLUMN {column} {kind} NOT NULL DEFAULT 0")
             if "estimate" not in columns:  # before rescore
                 self.conn.execute("ALTER TABLE frontier_host ADD COLUMN estimate REAL")
+            if "probing" not in columns:  # before probe
+                self.conn.execute("ALTER TABLE frontier_host ADD COLUMN probing INTEGER NOT NULL DEFAULT 0")
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"frontier {url}: cannot open {path}: {exc}") from None
 
@@ -214,15 +218,16 @@ class SQLiteFrontier(Frontier):
         popped: list[Entry] = []
         with self._tx():
             hosts = self.conn.execute(
-                "SELECT host, delay FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
+                "SELECT host, delay, pages FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
                 " AND next_allowed <= ? ORDER BY rank DESC LIMIT ?",
                 (self.crawl, now, n),
             ).fetchall()
-            for host, delay in hosts:
+            for host, delay, pages in hosts:
                 if len(popped) >= n:
                     break
                 delay = default_delay if delay is None else delay
-                take = 1 if delay > 0 else min(self.politeness.per_host, n - len(popped))
+                probing = self.probe and not pages and not self._any_done(host)
+                take = 1 if delay > 0 or probing else min(self.politeness.per_host, n - len(popped))
                 rows = self.conn.execute(
                     "SELECT url, depth, priority, reason, revisit FROM frontier_url"
                     " WHERE crawl = ? AND host = ? AND state = ? ORDER BY priority DESC LIMIT ?",
@@ -232,15 +237,17 @@ class SQLiteFrontier(Frontier):
                     "UPDATE frontier_url SET state = ?, lease_until = ?, owner = ? WHERE crawl = ? AND url = ?",
                     [(LEASED, now + self.lease_seconds, self.owner, self.crawl, r[0]) for r in rows],
                 )
+                # a probe holds its host until the page leaves its lease (_end_probes)
+                wait = max(delay, self.lease_seconds) if probing and rows else delay
                 self.conn.execute(
-                    "UPDATE frontier_host SET next_allowed = ? WHERE crawl = ? AND host = ?",
-                    (now + delay, self.crawl, host),
+                    "UPDATE frontier_host SET next_allowed = ?, probing = ? WHERE crawl = ? AND host = ?",
+                    (now + wait, int(probing and bool(rows)), self.crawl, host),
                 )
                 popped.extend(
                     Entry(url, host, depth, priority, Entry.parse_reason(reason), Entry.parse_reason(revisit))
                     for url, depth, priority, reason, revisit in rows
                 )
-            self._refresh_hosts(h for h, _ in hosts)
+            self._refresh_hosts(h for h, *_ in hosts)
         return popped
 
     def mark_done(self, entries: Sequence[Entry]) -> int:
@@ -267,15 +274,16 @@ class SQLiteFrontier(Frontier):
         return len(fresh) + len(queued)
 
     def _move(self, urls: Sequence[str], to_state: int, where: str, params: tuple) -> int:
+        """Leased URLs → ``to_state`` (every caller moves URLs out of a lease)."""
         if not urls:
             return 0
         moved = 0
-        touched: set[str] = set()
+        hosts: set[str] = set()
         with self._tx():
             for chunk in _chunks(list(urls)):
                 marks = ",".join("?" * len(chunk))
-                if to_state == QUEUED:
-                    touched.update(
+                if to_state == QUEUED or self.probe:
+                    hosts.update(
                         h for (h,) in self.conn.execute(
                             f"SELECT DISTINCT host FROM frontier_url WHERE crawl = ? AND url IN ({marks})"
                             f" AND {where}", [self.crawl, *chunk, *params]
@@ -288,8 +296,29 @@ class SQLiteFrontier(Frontier):
                     [to_state, self.crawl, *chunk, *params],
                 )
                 moved += cur.rowcount
-            self._refresh_hosts(touched)
+            self._end_probes(hosts)
+            if to_state == QUEUED:
+                self._refresh_hosts(hosts)
         return moved
+
+    def _any_done(self, host: str) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM frontier_url WHERE crawl = ? AND host = ? AND state = ? LIMIT 1",
+            (self.crawl, host, DONE),
+        ).fetchone() is not None
+
+    def _end_probes(self, hosts: Iterable[str]) -> None:
+        """A URL of these hosts left its lease, or their first page was learnt: a probe
+        among them is over. Its host is ready again now, or when its hard politeness
+        gate (``acquire``) opens."""
+        if not self.probe:
+            return
+        now = time.time()
+        self.conn.executemany(
+            "UPDATE frontier_host SET next_allowed = MAX(hard_next, ?), probing = 0"
+            " WHERE crawl = ? AND host = ? AND probing = 1",
+            [(now, self.crawl, host) for host in hosts],
+        )
 
     def ack(self, urls: Sequence[str]) -> int:
         return self._move(urls, DONE, "state = ?", (LEASED,))
@@ -424,6 +453,7 @@ class SQLiteFrontier(Frontier):
                 " link_n = link_n + excluded.link_n, link_mask = link_mask | excluded.link_mask",
                 [(self.crawl, h, ls, n, _signed(m)) for h, (ls, n, m) in evidence.items()],
             )
+            self._end_probes(sums)
             if self.host_weight > 0:
                 self._refresh_hosts(sums)
 
