@@ -164,9 +164,10 @@ SPITAG_HOST_K = _env("SPITAG_HOST_K", "0.25")
 # expects of them now (Frontier.rescore), at most once in this many seconds and only
 # after its estimates moved; 0: never (a host then ranks by its links' values as found).
 SPITAG_RESCORE_SECONDS = _env("SPITAG_RESCORE_SECONDS", "0.1")
-# spitag, spitag-legacy: a host none of whose pages is done yet gives one URL, and no
-# other until that page is done (stored, or finally failed): the crawl does not spend
-# several downloads on a site before its first page has shown what the site is worth.
+# spitag, spitag-legacy: a host with no page done or learnt yet gives one URL, and no
+# other until that page is learnt or leaves its lease (stored, failed, handed back or
+# expired): the crawl does not spend several downloads on a site before its first page
+# has shown what the site is worth. False: up to CONCURRENT_REQUESTS_PER_DOMAIN at once.
 SPITAG_HOST_PROBE = _env("SPITAG_HOST_PROBE", "True")
 # spitag-legacy: weight of what the crawl learnt of a host (its pages' mean semantic
 # score) against its best waiting priority, in the pop order (0 … 1). 0 turns host

@@ -19,11 +19,11 @@ one (SQLite); the contract is the same:
   ``(S + k · best) / (n + k)`` of the host's page score, S and n the score sum and
   count of its fetched pages, k = ``host_k``, ``SPITAG_HOST_K``).
   With ``probe`` (``SPITAG_HOST_PROBE``; strategies that learn hosts), a host with no
-  URL done and no page learnt yet gives one URL per pop and is then not ready until that page
-  is learnt or the URL leaves its lease (acked, released or reaped); it is ready again
-  at once, or when its hard politeness gate (``acquire``) opens. So the crawl does not
-  commit several downloads to a site before its first page has shown what the site is
-  worth.
+  URL done and no page learnt yet gives one URL per pop and is then not ready until
+  that page is learnt or the URL leaves its lease (acked, released or reaped); it is
+  ready again at once, or when its hard politeness gate (``acquire``) opens. So the
+  crawl does not commit several downloads to a site before its first page has shown
+  what the site is worth.
 * ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
 * ``mark_done(entries)`` — unknown or queued → done, never fetched (a canonical URL
   whose page was fetched under another URL).
@@ -260,7 +260,7 @@ class Frontier(ABC):
         self.strategy = strategy  # named in the reasons a compact backend rebuilds
         # whose CPUs this owner shares (spitag.machine); default: the owner's host name
         self.machine = machine or machine_of(owner)
-        self.probe = probe  # a host with nothing done yet: one URL at a time (see pop)
+        self.probe = probe  # a host with nothing done or learnt: one URL, then a wait (see pop)
 
     def rank(self, best: float, score_sum: float = 0.0, pages: int = 0, estimate: float | None = None) -> float:
         """The rank of a host whose best queued priority is ``best`` and whose fetched

@@ -50,8 +50,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   ``est`` hash — host → the strategy's latest estimate of a host not learnt yet
   (``rescore``), which ranks it instead of its best queued priority; dropped when the
   host is learnt; ``pw`` hash — host → 1 while the first URL of a host with nothing
-  done waits for its page (``probe``: the host's ``next`` is held until that URL
-  leaves its lease);
+  done or learnt waits for its page (``probe``: the host's ``next`` is held until the
+  page is learnt or the URL leaves its lease);
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
@@ -378,8 +378,8 @@ local function rank(best, ys, yn, w, half)
   if mean > 0 then sigma = mean / (mean + half) end
   return w * sigma + (1 - w) * link
 end
--- A URL of the host left its lease: if it was the host's probe, the host is ready
--- again now, or when its hard politeness gate opens.
+-- A URL of the host left its lease, or a page of it was learnt: if the host was
+-- probed, it is ready again now, or when its hard politeness gate opens.
 local function end_probe(host, t)
   if redis.call('HDEL', p .. 'pw', host) == 1 then
     local nxt = math.max(tonumber(redis.call('HGET', p .. 'hard', host) or '0') or 0, t)

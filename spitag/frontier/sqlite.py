@@ -5,7 +5,7 @@ Tables: ``frontier_url`` (one row per URL and crawl, with its state and lease) a
 semantic yield learnt so far, the link evidence found for it: ``link_sum``,
 ``link_n``, ``link_mask``, ``estimate``, the strategy's latest ``rescore`` of a
 host not learnt yet, and ``probing``, 1 while the first URL of a host with nothing
-done waits for its page: ``probe``). ``frontier_url.revisit`` (JSON) is set only for a
+done or learnt waits for its page: ``probe``). ``frontier_url.revisit`` (JSON) is set only for a
 revived URL (``revive``: a recrawl's validators) and cleared once it is done. A
 host's ``best`` is NULL when it has nothing queued, so the pop scans only hosts with
 work, best rank first.
@@ -237,7 +237,7 @@ class SQLiteFrontier(Frontier):
                     "UPDATE frontier_url SET state = ?, lease_until = ?, owner = ? WHERE crawl = ? AND url = ?",
                     [(LEASED, now + self.lease_seconds, self.owner, self.crawl, r[0]) for r in rows],
                 )
-                # a probe holds its host until the page leaves its lease (_end_probes)
+                # a probe holds its host until its page is learnt or leaves its lease (_end_probes)
                 wait = max(delay, self.lease_seconds) if probing and rows else delay
                 self.conn.execute(
                     "UPDATE frontier_host SET next_allowed = ?, probing = ? WHERE crawl = ? AND host = ?",
