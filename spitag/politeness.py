@@ -16,11 +16,17 @@ is meant to, but Scrapy 2.19 starts each download of a slot's queue as an asynci
 and counts it as transferring only once the task runs, so a queue of waiting requests
 is started all at once (``Downloader._process_queue``): a crawl of one site with the
 limit at 4 reached 20 downloads at a time, and one request per host after robots.txt
-came in all together.
+came in all together. Where workers share the frontier (Redis), the limit is for all of
+them together: a download also takes one of the host's places in the frontier
+(``Frontier.enter_host``), renewed while it runs and given back when it leaves.
+
+While the frontier is unreachable, politeness falls back to what this worker alone
+knows (its own places, its own spacing), and the crawl goes on.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections import deque
@@ -33,6 +39,7 @@ from twisted.internet import task
 from twisted.internet.defer import Deferred, succeed
 
 from spitag.aio import running_reactor
+from spitag.errors import FrontierUnavailableError
 from spitag.signals import frontier_opened
 
 if TYPE_CHECKING:
@@ -46,6 +53,13 @@ logger = logging.getLogger(__name__)
 DELAYS_REFRESH = 10.0  # seconds between reloads of the per-host delays
 MAX_CRAWL_DELAY = 120.0  # a robots.txt asking for more is capped (and the host crawled slowly)
 HELD = "spitag_host_slot"  # request.meta: the host whose download slot the request holds
+SHARED = "spitag_host_place"  # request.meta: the token of its place in the shared frontier
+# A place in the shared frontier lasts the frontier's lease (SPITAG_LEASE_SECONDS), at
+# most SHARED_HOLD seconds, unless renewed (three times a hold while the download
+# runs): how long a dead worker's places stay taken, as its leases do.
+SHARED_HOLD = 30.0
+LOCAL_GATES = 4096  # hosts remembered for the local delay gate before a clean-up
+POLL_FIRST, POLL_MAX = 0.05, 0.5  # seconds between asks for a place other workers hold
 
 
 class HostConcurrency:
@@ -106,7 +120,16 @@ class PolitenessMiddleware:
         self.loaded = 0.0
         self.user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or crawler.settings.get("USER_AGENT")
         self.slots = HostConcurrency(crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"))
+        self.places: dict[str, str] = {}  # token → host: the places held in a shared frontier
+        self.tokens = itertools.count(1)
+        self.renewal: task.LoopingCall | None = None
+        self.hold = SHARED_HOLD
+        self.local_next: dict[str, float] = {}  # the delay gate while the frontier is down
+        self.local_limit = LOCAL_GATES
+        self.down = False
+        self.unreleased: list[tuple[str, str]] = []
         crawler.signals.connect(self._opened, signal=frontier_opened)
+        crawler.signals.connect(self._closed, signal=signals.spider_closed)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(self._left_downloader, signal=signals.request_left_downloader)
 
@@ -125,13 +148,44 @@ class PolitenessMiddleware:
             downloader._delay = 0.0
             for slot in getattr(downloader, "slots", {}).values():
                 slot.delay = 0.0
+        self.hold = min(frontier.lease_seconds, SHARED_HOLD)
+        if frontier.shares_hosts and self.renewal is None:
+            self.renewal = task.LoopingCall(self._renew)
+            self.renewal.clock = running_reactor()
+            self.renewal.start(self.hold / 3, now=False)
+
+    def _closed(self, spider: Any = None) -> None:
+        if self.renewal is not None and self.renewal.running:
+            self.renewal.stop()
+        self.renewal = None
+
+    def _renew(self) -> None:
+        if self.places and self.frontier is not None:
+            self._ask(self.frontier.hold_hosts, [(h, t) for t, h in self.places.items()], self.hold)
+
+    def _ask(self, fn: Any, *args: Any) -> Any:
+        """A frontier call of politeness: None while the frontier is unreachable."""
+        try:
+            while self.unreleased:  # places given back while it was down: first, really
+                self.frontier.leave_host(*self.unreleased[-1])
+                self.unreleased.pop()
+            result = fn(*args)
+        except FrontierUnavailableError as exc:
+            if not self.down:
+                self.down = True
+                logger.warning("politeness: %s; this worker holds its own limits meanwhile", exc)
+            return None
+        self.down = False
+        return result
 
     def delay_for(self, host: str) -> float:
         if self.frontier is None:
             return 0.0
         now = time.monotonic()
         if now - self.loaded > DELAYS_REFRESH:
-            self.delays = self.frontier.host_delays()
+            delays = self._ask(self.frontier.host_delays)
+            if delays is not None:  # (unreachable: the delays known so far hold)
+                self.delays = delays
             self.loaded = now
         return self.delays.get(host, self.default_delay)
 
@@ -148,7 +202,7 @@ class PolitenessMiddleware:
     def set_delay(self, host: str, delay: float) -> None:
         """Record a host's own delay (robots.txt Crawl-delay) for every worker."""
         if self.frontier is not None:
-            self.frontier.set_host_delay(host, delay)
+            self._ask(self.frontier.set_host_delay, host, delay)
             self.delays[host] = delay
 
     async def process_request(self, request: Request, spider: Any = None) -> None:
@@ -156,34 +210,89 @@ class PolitenessMiddleware:
         asked = self.slots.enter(host)
         held: list[bool] = []
         asked.addCallback(lambda waited: held.append(waited) or waited)
+        token = None
         try:
             await maybe_deferred_to_future(asked)
             if held[0]:
                 self.crawler.stats.inc_value("spitag/politeness/host_slot_waits")
+            token = await self._share(host)
             await self._space(host)
-        except BaseException:  # cancelled (a shutdown): a place held is given back
+        except BaseException:  # cancelled (a shutdown): the places held are given back
+            if token is not None:
+                self._leave_shared(token)
             if held:
                 self.slots.leave(host)
             raise
         request.meta[HELD] = host  # given back when the request leaves the downloader
+        if token is not None:
+            request.meta[SHARED] = token
         return None
 
+    async def _share(self, host: str) -> str | None:
+        """A place among the host's downloads of every worker, where workers share the
+        frontier: its token, or None (nothing shared, or the frontier unreachable)."""
+        frontier = self.frontier
+        if frontier is None or not frontier.shares_hosts:
+            return None
+        token = f"{frontier.owner}#{next(self.tokens)}"
+        pause, waited = POLL_FIRST, 0.0
+        while True:
+            taken = self._ask(frontier.enter_host, host, token, self.slots.limit, self.hold)
+            if taken is None:
+                return None  # this worker's own limit holds meanwhile
+            if taken:
+                break
+            await _sleep(pause)
+            waited += pause
+            pause = min(pause * 1.5, POLL_MAX)
+        self.places[token] = host
+        if waited:
+            self.crawler.stats.inc_value("spitag/politeness/shared_host_waits")
+            self.crawler.stats.inc_value("spitag/politeness/shared_host_waited_ms", int(waited * 1000))
+        return token
+
+    def _leave_shared(self, token: str) -> None:
+        host = self.places.pop(token, None)
+        if host is not None and self.frontier is not None:
+            if self._ask(self.frontier.leave_host, host, token) is None and self.down:
+                self.unreleased.append((host, token))  # given back once it answers again
+
     async def _space(self, host: str) -> None:
-        """The hard delay gate: wait until the frontier lets this host be asked again."""
+        """The hard delay gate: wait until the frontier lets this host be asked again
+        (while it is unreachable, until this worker's own spacing does)."""
         delay = self.delay_for(host)
         if delay <= 0:
             return
         waited = 0.0
         while True:
-            wait = self.frontier.acquire(host, delay)
-            if wait <= 0:
+            wait = self._ask(self.frontier.acquire, host, delay)
+            if wait is None:
+                now = time.monotonic()
+                wait = self.local_next.get(host, 0.0) - now
+                if wait <= 0:
+                    self._spaced(host, delay)
+                    break
+            elif wait <= 0:
+                self._spaced(host, delay)
                 break
             waited += wait
-            await maybe_deferred_to_future(task.deferLater(running_reactor(), wait, lambda: None))
+            await _sleep(wait)
         if waited:
             self.crawler.stats.inc_value("spitag/politeness/waited_ms", int(waited * 1000))
 
+    def _spaced(self, host: str, delay: float) -> None:
+        """Remember when this worker may ask ``host`` again, should the frontier go
+        down; hosts whose time has passed are forgotten as the table grows."""
+        now = time.monotonic()
+        self.local_next[host] = now + delay
+        if len(self.local_next) > self.local_limit:
+            self.local_next = {h: t for h, t in self.local_next.items() if t > now}
+            self.local_limit = max(LOCAL_GATES, 2 * len(self.local_next))
+
     def _give_back(self, request: Request) -> None:
+        token = request.meta.pop(SHARED, None)
+        if token is not None:
+            self._leave_shared(token)  # first, so that the next request here finds it free
         host = request.meta.pop(HELD, None)
         if host is not None:
             self.slots.leave(host)
@@ -198,3 +307,7 @@ class PolitenessMiddleware:
     def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
         self._give_back(request)
         return None
+
+
+async def _sleep(seconds: float) -> None:
+    await maybe_deferred_to_future(task.deferLater(running_reactor(), seconds, lambda: None))

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +39,7 @@ from tests.support.crawl import (
     run_crawl,
     url_rows,
 )
-from tests.support.sites import tree_site
+from tests.support.sites import CountingSite, tree_site
 from tests.support.webserver import DictSite, DirectorySite, Response, WebServer
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -521,30 +519,6 @@ def test_server_error_is_retried_then_recorded(webserver: WebServer, tmp_path: P
     assert (table[boom]["status"], table[boom]["page_id"]) == (500, None)
     assert run.items_by_url[boom]["status"] == 500
     assert run.stats.get("finish_reason") == "'finished'"
-
-
-class CountingSite:
-    """A site of slow pages (0.3 s) that counts its downloads running at once; its
-    home links to 40 of them, and it has a robots.txt."""
-
-    def __init__(self) -> None:
-        self.running = 0
-        self.most = 0
-        self.lock = threading.Lock()
-
-    def respond(self, target: str) -> Response:
-        if target == "/robots.txt":
-            return Response.text("User-agent: *\nAllow: /\n")
-        if target == "/":
-            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(40))
-            return Response.html(f"<html><body>{links}</body></html>")
-        with self.lock:
-            self.running += 1
-            self.most = max(self.most, self.running)
-        time.sleep(0.3)
-        with self.lock:
-            self.running -= 1
-        return Response.html('<html><head><meta name="description" content="slow"></head><body>x</body></html>')
 
 
 @pytest.mark.parametrize("strategy", ["spitag", "bfs"])

@@ -388,6 +388,41 @@ def test_acquire_spaces_requests_across_owners(make) -> None:
     assert a.acquire("other.test", 0.3) == 0.0  # per host
 
 
+def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, frontier_url) -> None:
+    """``enter_host``: at most ``limit`` downloads to a host at once for all workers
+    together; given back, renewed, and freed by themselves when a hold runs out (a dead
+    worker). A frontier one process uses shares nothing: its worker's limit is all."""
+    a, b = make(owner="w:1:a"), make(owner="w:2:b")
+    if frontier_url.startswith("sqlite"):
+        assert not a.shares_hosts
+        assert all(a.enter_host("h.test", f"a#{i}", 2, 30.0) for i in range(5))
+        return
+    assert a.shares_hosts
+    assert a.enter_host("h.test", "a#1", 2, 30.0) and b.enter_host("h.test", "b#1", 2, 30.0)
+    assert not a.enter_host("h.test", "a#2", 2, 30.0) and not b.enter_host("h.test", "b#2", 2, 30.0)
+    assert a.enter_host("other.test", "a#3", 2, 30.0)  # per host
+    assert b.enter_host("h.test", "b#1", 2, 30.0)  # a place held, asked again: still its own
+    b.leave_host("h.test", "b#1")
+    assert a.enter_host("h.test", "a#2", 2, 30.0) and not b.enter_host("h.test", "b#2", 2, 30.0)
+    b.leave_host("h.test", "b#1")  # twice: nothing more to give back
+    assert not b.enter_host("h.test", "b#2", 2, 30.0)
+    # places that are not renewed free themselves; renewed ones stay
+    a.leave_host("h.test", "a#1")
+    a.leave_host("h.test", "a#2")
+    assert a.enter_host("h.test", "a#4", 2, 0.4) and b.enter_host("h.test", "b#3", 2, 0.4)
+    time.sleep(0.25)
+    a.hold_hosts([("h.test", "a#4")], 0.4)
+    time.sleep(0.25)  # b#3's hold has run out, a#4's was renewed
+    assert b.enter_host("h.test", "b#4", 2, 30.0)
+    assert not b.enter_host("h.test", "b#5", 2, 30.0)
+    time.sleep(0.25)  # now a#4's too
+    assert b.enter_host("h.test", "b#5", 2, 30.0)
+    b.leave_host("h.test", "b#4")
+    b.leave_host("h.test", "b#5")
+    b.leave_host("other.test", "a#3")
+    assert not a.redis.keys(a.prefix + "hx:*")  # nothing left behind
+
+
 def test_stop_request_is_seen_by_every_worker(make) -> None:
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     assert not b.stop_requested()

@@ -14,7 +14,7 @@ import redis
 
 from tests.support.crawl import parse_stats
 from tests.support.redisserver import RedisServer
-from tests.support.sites import tree_paths, tree_site
+from tests.support.sites import CountingSite, tree_paths, tree_site
 from tests.support.webserver import Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -113,6 +113,23 @@ def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_pat
     # Both on this machine: each saw the other, and kept half of the profile backlog.
     assert [stats[n].get("spitag/frontier/workers_here_max") for n in "ab"] == ["2", "2"]
     assert all("this one keeps 8 of the 16 pages of profile backlog" in (tmp_path / f"{n}.log").read_text() for n in "ab")
+
+
+def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path) -> None:
+    """``CONCURRENT_REQUESTS_PER_DOMAIN`` is for the whole crawl: two workers of one
+    slow site never have more downloads to it at once than the limit between them."""
+    site = CountingSite(pages=80)
+    with WebServer() as server:
+        server.add_site("one.test", site)
+        args = ("-s", "CONCURRENT_REQUESTS_PER_DOMAIN=3")
+        procs = [worker(tmp_path, n, redis_url, server, "http://one.test/", *args) for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+        fetched = pages_fetched(server, "one.test")
+    assert len(fetched) == 81 and max(fetched.values()) == 1  # the home and its pages, once each
+    assert len(stored(tmp_path, "a")) > 10 and len(stored(tmp_path, "b")) > 10  # both did work
+    assert site.most == 3, site.most  # reached, never passed (each worker alone allows 3)
+    stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
+    assert sum(int(stats[n].get("spitag/politeness/shared_host_waits", 0)) for n in "ab") > 0
 
 
 def test_workers_on_machines_named_apart_keep_their_whole_backlog(redis_url: str, tmp_path: Path) -> None:
@@ -235,3 +252,7 @@ def test_redis_restart_mid_crawl_loses_nothing(tmp_path: Path) -> None:
     log = (tmp_path / "a.log").read_text()
     assert "Redis unavailable" in log and "is back after" in log
     assert "Spider error processing" not in log
+    # one worker alone never waits for a place of the shared per-host limit, not even
+    # after the outage: the places its downloads gave back meanwhile were given back first
+    stats = parse_stats(log)
+    assert stats.get("finish_reason") == "'finished'" and "spitag/politeness/shared_host_waits" not in stats

@@ -329,6 +329,25 @@ class Frontier(ABC):
         """Hard politeness, at download time: 0.0 and the host is taken for ``delay``
         seconds, or the seconds to wait before asking again. Shared by all workers."""
 
+    # Shared per-host concurrency: ``CONCURRENT_REQUESTS_PER_DOMAIN`` for all workers
+    # together (spitag.politeness). A frontier that one process uses has nothing to
+    # share, and its worker's own limit is the whole limit: these defaults.
+    shares_hosts = False
+
+    def enter_host(self, host: str, token: str, limit: int, hold: float) -> bool:
+        """A place among the ``limit`` downloads to ``host`` that every worker of the
+        crawl together may have at once: True, and the place is ``token``'s for
+        ``hold`` seconds (``hold_hosts`` renews it, ``leave_host`` gives it back; a
+        dead worker's places free themselves when their hold runs out), or False:
+        every place is taken, ask again later. Asked again, a place held is renewed."""
+        return True
+
+    def leave_host(self, host: str, token: str) -> None:
+        """Give back the place ``token`` holds (nothing if it holds none)."""
+
+    def hold_hosts(self, places: Sequence[tuple[str, str]], hold: float) -> None:
+        """Renew the (host, token) places still held for another ``hold`` seconds."""
+
     @abstractmethod
     def request_stop(self) -> None:
         """Ask every worker of the crawl to stop gracefully (``scrapy stop``)."""

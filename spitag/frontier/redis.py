@@ -51,7 +51,10 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   (``rescore``), which ranks it instead of its best queued priority; dropped when the
   host is learnt; ``pw`` hash — host → 1 while the first URL of a host with nothing
   done or learnt waits for its page (``probe``: the host's ``next`` is held until the
-  page is learnt or the URL leaves its lease);
+  page is learnt or the URL leaves its lease); ``hx:<host>`` sorted set — the places
+  among the host's downloads at once that the workers hold (``enter_host``: token →
+  expiry; at most ``CONCURRENT_REQUESTS_PER_DOMAIN``; renewed while the download runs,
+  so a dead worker's places free themselves; the key expires with its last place);
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
@@ -771,6 +774,30 @@ redis.call('HSET', p .. 'hard', host, t + delay)
 return '0'
 """
 
+# ARGV: prefix, host, token, limit, hold. A place among the host's downloads of every
+# worker: 1 = taken (or renewed) for hold seconds, 0 = all taken. Expired places go.
+ENTER_HOST = _COMMON + r"""
+local key, token, limit, hold = p .. 'hx:' .. ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local t = now()
+redis.call('ZREMRANGEBYSCORE', key, '-inf', t)
+if not redis.call('ZSCORE', key, token) and redis.call('ZCARD', key) >= limit then return 0 end
+redis.call('ZADD', key, t + hold, token)
+redis.call('PEXPIRE', key, math.ceil(hold * 1000) + 1000)
+return 1
+"""
+
+# ARGV: prefix, hold, then (host, token) pairs. Renew the places still held.
+HOLD_HOSTS = _COMMON + r"""
+local t, hold = now(), tonumber(ARGV[2])
+for i = 3, #ARGV - 1, 2 do
+  local key = p .. 'hx:' .. ARGV[i]
+  if redis.call('ZADD', key, 'XX', 'CH', t + hold, ARGV[i + 1]) > 0 then
+    redis.call('PEXPIRE', key, math.ceil(hold * 1000) + 1000)
+  end
+end
+return 0
+"""
+
 # ARGV: prefix. Seconds until a host with queued URLs is ready, or -1.
 NEXT_READY = _COMMON + r"""
 local first = redis.call('ZRANGE', p .. 'ready', 0, 0, 'WITHSCORES')
@@ -1013,6 +1040,7 @@ class RedisFrontier(Frontier):
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
+        self._enter_host, self._hold_hosts = register(ENTER_HOST), register(HOLD_HOSTS)
         try:
             layout = self.redis.eval(
                 OPEN, 0, self.prefix, LAYOUT, repr(float(self.host_prior)), self.host_ranking,
@@ -1111,6 +1139,21 @@ class RedisFrontier(Frontier):
     @_transient
     def acquire(self, host: str, delay: float) -> float:
         return float(self._acquire(args=[self.prefix, host, delay]))
+
+    shares_hosts = True
+
+    @_transient
+    def enter_host(self, host: str, token: str, limit: int, hold: float) -> bool:
+        return bool(self._enter_host(args=[self.prefix, host, token, limit, hold]))
+
+    @_transient
+    def leave_host(self, host: str, token: str) -> None:
+        self.redis.zrem(f"{self.prefix}hx:{host}", token)
+
+    @_transient
+    def hold_hosts(self, places: Sequence[tuple[str, str]], hold: float) -> None:
+        if places:
+            self._hold_hosts(args=[self.prefix, hold, *(v for place in places for v in place)])
 
     @_transient
     def set_host_delay(self, host: str, delay: float) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from tests.support.webserver import DictSite, Response
 
 HEAD = (
@@ -35,3 +38,28 @@ def tree_paths(pages: int) -> set[str]:
     """Every path a whole crawl of tree_site(pages) requests (robots.txt aside);
     page 0 is only ever reached as ``/``."""
     return {"/"} | {f"/p/{i}.html" for i in range(1, pages)}
+
+
+class CountingSite:
+    """A site of slow pages (0.3 s) that counts its downloads running at once; its
+    home links to ``pages`` of them, and it has a robots.txt."""
+
+    def __init__(self, pages: int = 40) -> None:
+        self.pages = pages
+        self.running = 0
+        self.most = 0
+        self.lock = threading.Lock()
+
+    def respond(self, target: str) -> Response:
+        if target == "/robots.txt":
+            return Response.text("User-agent: *\nAllow: /\n")
+        if target == "/":
+            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(self.pages))
+            return Response.html(f"<html><body>{links}</body></html>")
+        with self.lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        time.sleep(0.3)
+        with self.lock:
+            self.running -= 1
+        return Response.html('<html><head><meta name="description" content="slow"></head><body>x</body></html>')
