@@ -46,6 +46,9 @@ SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
 
 # The frontier's politeness gate runs last, just before the download.
 DOWNLOADER_MIDDLEWARES = {
+    # Scrapy's robots.txt middleware, with each robots.txt kept in the frontier
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "spitag.robots.SharedRobotsTxtMiddleware": 100,
     "spitag.auth.SeedAuthMiddleware": 310,  # credentials of seed URLs, never shown
     "spitag.politeness.PolitenessMiddleware": 990,
 }
@@ -93,6 +96,9 @@ SPITAG_PREFIX_RULES = _env("SPITAG_PREFIX_RULES", "")
 SPITAG_SUFFIX_RULES = _env("SPITAG_SUFFIX_RULES", "")
 SPITAG_MAX_DEPTH = _env("SPITAG_MAX_DEPTH", "")
 SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
+# Seconds a host's robots.txt is kept in the frontier for every worker and resumed run
+# (RFC 9309: at most a day); 0: each process fetches its own, as in plain Scrapy.
+SPITAG_ROBOTS_TTL = _env("SPITAG_ROBOTS_TTL", "86400")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
 SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
 SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")

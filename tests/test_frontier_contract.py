@@ -423,6 +423,21 @@ def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, front
     assert not a.redis.keys(a.prefix + "hx:*")  # nothing left behind
 
 
+def test_robots_kept_for_every_worker_until_their_time_is_up(make) -> None:
+    """``keep_robots``: what one worker fetched, another (or a resumed run) reads, per
+    host and port and per crawl, until its time to live is over; kept again, renewed."""
+    a, b, other = make(owner="w:1:a"), make(owner="w:2:b"), make(crawl="other")
+    assert b.robots("h.test") is None
+    a.keep_robots("h.test", b"\x00blob", 0.4)
+    a.keep_robots("h.test:8080", b"port", 30.0)
+    assert b.robots("h.test") == b"\x00blob" and b.robots("h.test:8080") == b"port"
+    assert other.robots("h.test") is None  # another crawl keeps its own
+    time.sleep(0.5)
+    assert b.robots("h.test") is None and b.robots("h.test:8080") == b"port"
+    b.keep_robots("h.test", b"again", 30.0)
+    assert a.robots("h.test") == b"again"
+
+
 def test_stop_request_is_seen_by_every_worker(make) -> None:
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     assert not b.stop_requested()

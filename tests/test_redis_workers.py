@@ -125,9 +125,11 @@ def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path
         procs = [worker(tmp_path, n, redis_url, server, "http://one.test/", *args) for n in "ab"]
         assert [p.wait(120) for p in procs] == [0, 0]
         fetched = pages_fetched(server, "one.test")
+        robots = sum(e.host == "one.test" and e.path == "/robots.txt" for e in server.log)
     assert len(fetched) == 81 and max(fetched.values()) == 1  # the home and its pages, once each
     assert len(stored(tmp_path, "a")) > 10 and len(stored(tmp_path, "b")) > 10  # both did work
     assert site.most == 3, site.most  # reached, never passed (each worker alone allows 3)
+    assert robots == 1  # one worker fetched robots.txt; the other read it from Redis
     stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
     assert sum(int(stats[n].get("spitag/politeness/shared_host_waits", 0)) for n in "ab") > 0
 

@@ -349,6 +349,15 @@ class Frontier(ABC):
         """Renew the (host, token) places still held for another ``hold`` seconds."""
 
     @abstractmethod
+    def robots(self, netloc: str) -> bytes | None:
+        """The robots.txt blob kept for ``netloc`` (``host[:port]``) by any worker or
+        earlier run of the crawl, or None: none kept, or its time to live is over."""
+
+    @abstractmethod
+    def keep_robots(self, netloc: str, blob: bytes, ttl: float) -> None:
+        """Keep ``netloc``'s robots.txt blob (spitag.robots: compressed) ``ttl`` seconds."""
+
+    @abstractmethod
     def request_stop(self) -> None:
         """Ask every worker of the crawl to stop gracefully (``scrapy stop``)."""
 

@@ -55,6 +55,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   among the host's downloads at once that the workers hold (``enter_host``: token →
   expiry; at most ``CONCURRENT_REQUESTS_PER_DOMAIN``; renewed while the download runs,
   so a dead worker's places free themselves; the key expires with its last place);
+  ``rb:<host[:port]>`` string — the host's robots.txt as fetched by a worker
+  (``keep_robots``, zlib-compressed), expiring after ``SPITAG_ROBOTS_TTL``;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
@@ -1154,6 +1156,14 @@ class RedisFrontier(Frontier):
     def hold_hosts(self, places: Sequence[tuple[str, str]], hold: float) -> None:
         if places:
             self._hold_hosts(args=[self.prefix, hold, *(v for place in places for v in place)])
+
+    @_transient
+    def robots(self, netloc: str) -> bytes | None:
+        return self.redis.get(f"{self.prefix}rb:{netloc}")
+
+    @_transient
+    def keep_robots(self, netloc: str, blob: bytes, ttl: float) -> None:
+        self.redis.set(f"{self.prefix}rb:{netloc}", blob, px=max(int(ttl * 1000), 1))
 
     @_transient
     def set_host_delay(self, host: str, delay: float) -> None:

@@ -8,7 +8,9 @@ host not learnt yet, and ``probing``, 1 while the first URL of a host with nothi
 done or learnt waits for its page: ``probe``). ``frontier_url.revisit`` (JSON) is set only for a
 revived URL (``revive``: a recrawl's validators) and cleared once it is done. A
 host's ``best`` is NULL when it has nothing queued, so the pop scans only hosts with
-work, best rank first.
+work, best rank first. ``frontier_robots`` keeps each host's robots.txt for a resumed
+run (``keep_robots``; a row past its ``until`` is not read, and is replaced when the
+host's robots.txt is fetched again).
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ SCHEMA = [
         probing INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
+    """CREATE TABLE IF NOT EXISTS frontier_robots (
+        crawl TEXT NOT NULL, netloc TEXT NOT NULL, blob BLOB NOT NULL, until REAL NOT NULL,
+        PRIMARY KEY (crawl, netloc))""",
     "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS frontier_host_ready ON frontier_host (crawl, next_allowed) WHERE best IS NOT NULL",
 ]
@@ -376,6 +381,21 @@ class SQLiteFrontier(Frontier):
         if row[0] is None:
             return None
         return max(0.0, row[0] - time.time())
+
+    def robots(self, netloc: str) -> bytes | None:
+        row = self.conn.execute(
+            "SELECT blob FROM frontier_robots WHERE crawl = ? AND netloc = ? AND until > ?",
+            (self.crawl, netloc, time.time()),
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def keep_robots(self, netloc: str, blob: bytes, ttl: float) -> None:
+        with self._tx():
+            self.conn.execute(
+                "INSERT INTO frontier_robots (crawl, netloc, blob, until) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (crawl, netloc) DO UPDATE SET blob = excluded.blob, until = excluded.until",
+                (self.crawl, netloc, sqlite3.Binary(blob), time.time() + ttl),
+            )
 
     def set_host_delay(self, host: str, delay: float) -> None:
         with self._tx():

@@ -26,6 +26,7 @@ CASES = [
     ("rule-file", "http://bad.test/", {"SPITAG_REGEX_RULES": "@/nonexistent/rules.txt"}, 2, ["rule file"]),
     ("host-weight", "http://bad.test/", {"SPITAG_HOST_WEIGHT": "1.5"}, 2, ["SPITAG_HOST_WEIGHT"]),
     ("lease", "http://bad.test/", {"SPITAG_LEASE_SECONDS": "0"}, 2, ["SPITAG_LEASE_SECONDS"]),
+    ("robots-ttl", "http://bad.test/", {"SPITAG_ROBOTS_TTL": "-5"}, 2, ["SPITAG_ROBOTS_TTL", "-5"]),
     ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),
 ]
 
