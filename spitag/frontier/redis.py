@@ -1029,6 +1029,7 @@ class RedisFrontier(Frontier):
     """``redis://host:port/db`` (also ``rediss://``, ``unix://``); see the module docstring."""
 
     SCAN_HOSTS = 256  # hosts examined by rank in one pop before taking any ready host
+    shares_hosts = True  # workers share it: per-host places too (enter_host)
 
     def __init__(self, url: str, crawl: str, owner: str, **kwargs: Any) -> None:
         super().__init__(url, crawl, owner, **kwargs)
@@ -1141,8 +1142,6 @@ class RedisFrontier(Frontier):
     @_transient
     def acquire(self, host: str, delay: float) -> float:
         return float(self._acquire(args=[self.prefix, host, delay]))
-
-    shares_hosts = True
 
     @_transient
     def enter_host(self, host: str, token: str, limit: int, hold: float) -> bool:
