@@ -8,7 +8,8 @@ cached robots.txt for up to 24 hours; 0: Scrapy's behaviour). A host whose robot
 is kept is not asked for it again: its kept body is parsed, and ``robots_parsed`` is
 sent as for a fetched one (so its Crawl-delay and sitemaps are read as before).
 
-Kept: answers 2xx–4xx (a 4xx means "no rules", RFC 9309). Not kept: a 5xx or a
+Kept: answers 2xx–4xx; a 4xx means "no rules" (RFC 9309), so its body (an error page)
+is neither parsed, as Scrapy alone would, nor kept. Not kept: a 5xx or a
 network error, which the next worker or run tries again. At most ``MAX_ROBOTS`` bytes
 are kept (RFC 9309's parsing limit is 500 KiB), zlib-compressed. While the frontier
 is unreachable, robots.txt is fetched as Scrapy would.
@@ -66,6 +67,8 @@ class SharedRobotsTxtMiddleware(RobotsTxtMiddleware):
         return await super().robot_parser(request)
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
+        if 400 <= response.status < 500:  # "unavailable": no rules (RFC 9309 2.3.1.3), and
+            response = response.replace(body=b"")  # an error page's HTML is not kept
         await super()._parse_robots(response, netloc, request)
         if self.frontier is not None and 200 <= response.status < 500:
             self._keep(netloc, response.body)

@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -86,9 +87,13 @@ def test_ctrl_c_then_rerun_fetches_everything_once(site: WebServer, tmp_path: Pa
     assert len(run2) == len(total) - len(first)
     log = (tmp_path / "run2.log").read_text()
     assert "Spider error processing" not in log and "Traceback" not in log
-    # robots.txt (a 404 here) was kept in the frontier: the second run did not ask again
+    # robots.txt (a 404 here) was kept in the frontier: the second run did not ask again;
+    # a 404 means no rules, so the error page itself was not kept
     assert sum(e.path == "/robots.txt" for e in site.log) == 1
     assert parse_stats(log).get("spitag/robots/kept_used") == "1"
+    with sqlite3.connect(tmp_path / "frontier.db") as conn:
+        kept = conn.execute("SELECT netloc, blob FROM frontier_robots WHERE crawl = 'resume'").fetchall()
+    assert [(netloc, zlib.decompress(blob)) for netloc, blob in kept] == [(HOST, b"")]
     export = subprocess.run(
         [sys.executable, "-m", "scrapy", "export", "-a", "crawl=resume", "-O", str(tmp_path / "all.jsonl"),
          "-s", f"SPITAG_STORE=sqlite:///{tmp_path}/store.db"],
