@@ -409,13 +409,13 @@ def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, front
     # places that are not renewed free themselves; renewed ones stay
     a.leave_host("h.test", "a#1")
     a.leave_host("h.test", "a#2")
-    assert a.enter_host("h.test", "a#4", 2, 0.4) and b.enter_host("h.test", "b#3", 2, 0.4)
-    time.sleep(0.25)
-    a.hold_hosts([("h.test", "a#4")], 0.4)
-    time.sleep(0.25)  # b#3's hold has run out, a#4's was renewed
+    assert a.enter_host("h.test", "a#4", 2, 1.0) and b.enter_host("h.test", "b#3", 2, 1.0)
+    time.sleep(0.6)
+    a.hold_hosts([("h.test", "a#4")], 1.0)
+    time.sleep(0.6)  # b#3's hold has run out, a#4's was renewed (for 0.4 s more)
     assert b.enter_host("h.test", "b#4", 2, 30.0)
     assert not b.enter_host("h.test", "b#5", 2, 30.0)
-    time.sleep(0.25)  # now a#4's too
+    time.sleep(0.6)  # now a#4's too
     assert b.enter_host("h.test", "b#5", 2, 30.0)
     b.leave_host("h.test", "b#4")
     b.leave_host("h.test", "b#5")
