@@ -285,7 +285,7 @@ class FrontierScheduler(BaseScheduler):
                 return None
             want = min(want, room)
             self._rescore()
-            popped = self._call(self.frontier.pop, want, default=None)
+            popped = self._call(self.frontier.pop, want, self._busy_hosts(), default=None)
             if not popped:
                 self._wake_when_ready(outage=popped is None)
                 return None
@@ -312,6 +312,19 @@ class FrontierScheduler(BaseScheduler):
             return self.pop_batch
         unscored = len(downloader.active) + len(scraper_slot.active)
         return limit - unscored
+
+    def _busy_hosts(self) -> dict[str, int]:
+        """Per host, this worker's requests in Scrapy's downloader: downloading, or
+        waiting there for one of the host's places or its delay (spitag.politeness).
+        The frontier gives a host only what its places can take besides them: without
+        that, pops of a slow host's URLs pile up in the downloader and hold up every
+        other host (Scrapy counts them against CONCURRENT_REQUESTS while they wait)."""
+        downloader = getattr(getattr(self.crawler, "engine", None), "downloader", None)
+        busy: dict[str, int] = {}
+        for request in getattr(downloader, "active", ()):
+            host = host_of(request.url)
+            busy[host] = busy.get(host, 0) + 1
+        return busy
 
     def _hold_back(self) -> None:
         """No room. Scrapy asks again when a page has been through the spider; the timer

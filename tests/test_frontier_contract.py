@@ -388,6 +388,18 @@ def test_acquire_spaces_requests_across_owners(make) -> None:
     assert a.acquire("other.test", 0.3) == 0.0  # per host
 
 
+def test_pop_gives_a_busy_host_only_what_its_places_can_take(make) -> None:
+    """``busy``: the caller's requests per host already on their way to a download; a
+    host gives at most ``per_host`` minus them (none when they fill its places)."""
+    f = make(politeness=Politeness(delay=0.0, per_host=4))
+    f.push([entry(f"http://a.test/{i}", 10.0 - i) for i in range(8)]
+           + [entry(f"http://b.test/{i}", 1.0 - i / 10) for i in range(2)], "max")
+    assert [e.url for e in f.pop(10, {"a.test": 3})] == ["http://a.test/0", "http://b.test/0", "http://b.test/1"]
+    assert f.pop(10, {"a.test": 4, "b.test": 1}) == []
+    assert [e.url for e in f.pop(10, {"a.test": 2})] == ["http://a.test/1", "http://a.test/2"]
+    assert [e.url for e in f.pop(10)] == [f"http://a.test/{i}" for i in range(3, 7)]
+
+
 def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, frontier_url) -> None:
     """``enter_host``: at most ``limit`` downloads to a host at once for all workers
     together; given back, renewed, and freed by themselves when a hold runs out (a dead

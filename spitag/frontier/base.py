@@ -66,7 +66,7 @@ from __future__ import annotations
 import json
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -278,7 +278,10 @@ class Frontier(ABC):
     def push(self, entries: Sequence[Entry], combine: str) -> PushResult: ...
 
     @abstractmethod
-    def pop(self, n: int) -> list[Entry]: ...
+    def pop(self, n: int, busy: Mapping[str, int] | None = None) -> list[Entry]:
+        """``busy``: per host, the caller's requests already on their way to a download
+        (handed to the downloader, not yet out of it); a host gives at most ``per_host``
+        minus that, so that requests a host cannot take yet do not fill the downloader."""
 
     @abstractmethod
     def ack(self, urls: Sequence[str]) -> int: ...

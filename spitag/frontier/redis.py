@@ -86,7 +86,7 @@ import logging
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -509,12 +509,15 @@ if was_done > 0 then redis.call('HINCRBY', p .. 'n', 'd', -was_done) end
 return revived
 """
 
-# ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, w, half, scan, probe (1/0)
+# ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, w, half, scan, probe (1/0),
+# then (host, busy) pairs: the caller's requests per host on their way to a download.
 POP = _COMMON + r"""
 local n, lease, owner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local default_delay, per_host = tonumber(ARGV[5]), tonumber(ARGV[6])
 local w, half, scan = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local probe = ARGV[10] == '1'
+local busy = {}
+for i = 11, #ARGV - 1, 2 do busy[ARGV[i]] = tonumber(ARGV[i + 1]) end
 local t = now()
 local out = {}
 local taken = 0
@@ -524,8 +527,9 @@ local function take_from(host)
   seen[host] = true
   local nxt = tonumber(redis.call('HGET', p .. 'next', host) or '0')
   if nxt > t then return end
+  local k = math.min(per_host - (busy[host] or 0), n - taken)
+  if k <= 0 then return end  -- all its places are busy with this caller's requests
   local delay = tonumber(redis.call('HGET', p .. 'delay', host) or default_delay)
-  local k = math.min(per_host, n - taken)
   -- a probe: nothing of the host done or learnt yet, one URL, and the host waits for its page
   local probing = probe and tonumber(redis.call('HGET', p .. 'hd', host) or '0') == 0
     and tonumber(redis.call('HGET', p .. 'yn', host) or '0') == 0
@@ -1083,12 +1087,12 @@ class RedisFrontier(Frontier):
         return int(self._revive(args=args)) if entries else 0
 
     @_transient
-    def pop(self, n: int) -> list[Entry]:
+    def pop(self, n: int, busy: Mapping[str, int] | None = None) -> list[Entry]:
         flat = self._pop(
             args=[
                 self.prefix, n, self.lease_seconds, self.owner, self.politeness.delay,
                 self.politeness.per_host, self.host_weight, self.score_half, self.SCAN_HOSTS,
-                int(self.probe),
+                int(self.probe), *(v for item in (busy or {}).items() for v in item),
             ]
         )
         return self.codec.entries(flat)

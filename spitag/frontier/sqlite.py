@@ -22,7 +22,7 @@ import socket
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -217,22 +217,27 @@ class SQLiteFrontier(Frontier):
             self._refresh_hosts(touched)
         return revived
 
-    def pop(self, n: int) -> list[Entry]:
+    def pop(self, n: int, busy: Mapping[str, int] | None = None) -> list[Entry]:
         now = time.time()
         default_delay = self.politeness.delay
+        busy = busy or {}
         popped: list[Entry] = []
         with self._tx():
             hosts = self.conn.execute(
                 "SELECT host, delay, pages FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
                 " AND next_allowed <= ? ORDER BY rank DESC LIMIT ?",
-                (self.crawl, now, n),
+                (self.crawl, now, n + len(busy)),  # (busy hosts may give nothing)
             ).fetchall()
             for host, delay, pages in hosts:
                 if len(popped) >= n:
                     break
+                take = min(self.politeness.per_host - busy.get(host, 0), n - len(popped))
+                if take <= 0:
+                    continue  # all its places are busy with this caller's requests
                 delay = default_delay if delay is None else delay
                 probing = self.probe and not pages and not self._any_done(host)
-                take = 1 if delay > 0 or probing else min(self.politeness.per_host, n - len(popped))
+                if delay > 0 or probing:
+                    take = 1
                 rows = self.conn.execute(
                     "SELECT url, depth, priority, reason, revisit FROM frontier_url"
                     " WHERE crawl = ? AND host = ? AND state = ? ORDER BY priority DESC LIMIT ?",
