@@ -65,6 +65,7 @@ CONTROL_INTERVAL = 1.0
 MAX_BACKOFF = 10.0
 IDLE_POLL = 0.5
 HOLD_BACK_POLL = 0.25
+BUSY_POLL = 0.1  # seconds between pops while the only ready hosts are busy (_wake_when_ready)
 RESCORE_MAX = 2_000  # hosts re-ranked at once (~20 ms of the reactor); more go round in slices
 
 
@@ -285,9 +286,10 @@ class FrontierScheduler(BaseScheduler):
                 return None
             want = min(want, room)
             self._rescore()
-            popped = self._call(self.frontier.pop, want, self._busy_hosts(), default=None)
+            busy = self._busy_hosts()
+            popped = self._call(self.frontier.pop, want, busy, default=None)
             if not popped:
-                self._wake_when_ready(outage=popped is None)
+                self._wake_when_ready(outage=popped is None, busy=bool(busy))
                 return None
             now = time.monotonic()
             for entry in popped:
@@ -573,8 +575,11 @@ class FrontierScheduler(BaseScheduler):
         except Exception:
             logger.exception("frontier %s: %s failed", redact(self.frontier_url), work.__name__)
 
-    def _wake_when_ready(self, outage: bool = False) -> None:
-        """Arm one timer for the moment the next host becomes ready (or a retry)."""
+    def _wake_when_ready(self, outage: bool = False, busy: bool = False) -> None:
+        """Arm one timer for the moment the next host becomes ready (or a retry).
+        ``busy``: hosts whose places this worker fills look ready to the frontier, but
+        give nothing until a download leaves, which wakes the engine by itself; the
+        timer then only polls, every BUSY_POLL at most."""
         if self.wake_call is not None and self.wake_call.active():
             return
         if outage:
@@ -585,7 +590,8 @@ class FrontierScheduler(BaseScheduler):
                 # Nothing queued. Other workers' pages may still add work (or their
                 # leases come back): look again soon rather than at the 5 s heartbeat.
                 delay = IDLE_POLL
-        self.wake_call = running_reactor().callLater(min(max(delay, 0.01), 5.0), self._wake)
+        floor = BUSY_POLL if busy else 0.01
+        self.wake_call = running_reactor().callLater(min(max(delay, floor), 5.0), self._wake)
 
     def _wake(self) -> None:
         engine = getattr(self.crawler, "engine", None)
