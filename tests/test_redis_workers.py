@@ -127,7 +127,9 @@ def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path
         fetched = pages_fetched(server, "one.test")
         robots = sum(e.host == "one.test" and e.path == "/robots.txt" for e in server.log)
     assert len(fetched) == 81 and max(fetched.values()) == 1  # the home and its pages, once each
-    assert len(stored(tmp_path, "a")) > 10 and len(stored(tmp_path, "b")) > 10  # both did work
+    # both took part (places are not handed out in turn across workers: on one host the
+    # worker that frees a place usually takes it again, so the split can be 78 to 3)
+    assert stored(tmp_path, "a") and stored(tmp_path, "b")
     assert site.most == 3, site.most  # reached, never passed (each worker alone allows 3)
     assert robots == 1  # one worker fetched robots.txt; the other read it from Redis
     stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
