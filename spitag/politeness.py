@@ -238,8 +238,9 @@ class PolitenessMiddleware:
         pause, waited = POLL_FIRST, 0.0
         while True:
             taken = self._ask(frontier.enter_host, host, token, self.slots.limit, self.hold)
-            if taken is None:
-                return None  # this worker's own limit holds meanwhile
+            if taken is None:  # this worker's own limit holds meanwhile; the place may
+                self.unreleased.append((host, token))  # have been taken as the link broke
+                return None
             if taken:
                 break
             await _sleep(pause)
