@@ -18,7 +18,8 @@ is started all at once (``Downloader._process_queue``): a crawl of one site with
 limit at 4 reached 20 downloads at a time, and one request per host after robots.txt
 came in all together. Where workers share the frontier (Redis), the limit is for all of
 them together: a download also takes one of the host's places in the frontier
-(``Frontier.enter_host``), renewed while it runs and given back when it leaves.
+(``Frontier.enter_host``), renewed while it runs and given back when it leaves, and
+handed out in turn: the requests that have waited longest first, whichever worker's.
 
 While the frontier is unreachable, politeness falls back to what this worker alone
 knows (its own places, its own spacing), and the crawl goes on.
@@ -128,6 +129,7 @@ class PolitenessMiddleware:
         self.local_limit = LOCAL_GATES
         self.down = False
         self.unreleased: list[tuple[str, str]] = []
+        self.napping: dict[str, dict[Deferred, Any]] = {}  # host → its requests waiting in line
         crawler.signals.connect(self._opened, signal=frontier_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
@@ -230,33 +232,66 @@ class PolitenessMiddleware:
 
     async def _share(self, host: str) -> str | None:
         """A place among the host's downloads of every worker, where workers share the
-        frontier: its token, or None (nothing shared, or the frontier unreachable)."""
+        frontier: its token, or None (nothing shared, or the frontier unreachable).
+        While every place is taken the request waits in the host's line, asking again
+        every 0.05 s when a place would be its own, less often further back."""
         frontier = self.frontier
         if frontier is None or not frontier.shares_hosts:
             return None
         token = f"{frontier.owner}#{next(self.tokens)}"
-        pause, waited = POLL_FIRST, 0.0
-        while True:
-            taken = self._ask(frontier.enter_host, host, token, self.slots.limit, self.hold)
-            if taken is None:  # this worker's own limit holds meanwhile; the place may
-                self.unreleased.append((host, token))  # have been taken as the link broke
-                return None
-            if taken:
-                break
-            await _sleep(pause)
-            waited += pause
-            pause = min(pause * 1.5, POLL_MAX)
+        far, started, asked = POLL_FIRST, time.monotonic(), 0
+        try:
+            while True:
+                line = self._ask(frontier.enter_host, host, token, self.slots.limit, self.hold)
+                if line is None:  # this worker's own limit holds meanwhile; the place may
+                    self.unreleased.append((host, token))  # have been taken as the link broke
+                    return None
+                if not line:
+                    break
+                asked += 1
+                if line <= self.slots.limit:
+                    await self._nap(host, POLL_FIRST)
+                else:
+                    await self._nap(host, far)
+                    far = min(far * 1.5, POLL_MAX)
+        except BaseException:  # cancelled in line: its turn goes to the next
+            self._ask(frontier.leave_host, host, token)
+            raise
         self.places[token] = host
-        if waited:
+        if asked:
+            waited = time.monotonic() - started
             self.crawler.stats.inc_value("spitag/politeness/shared_host_waits")
             self.crawler.stats.inc_value("spitag/politeness/shared_host_waited_ms", int(waited * 1000))
         return token
+
+    async def _nap(self, host: str, seconds: float) -> None:
+        """Sleep ``seconds``, or less: until this worker gives back a place of ``host``
+        (``_wake``), which may be the one its line promises to the request."""
+        nap: Deferred = Deferred()
+        call = running_reactor().callLater(seconds, lambda: nap.called or nap.callback(None))
+        naps = self.napping.setdefault(host, {})
+        naps[nap] = call
+        try:
+            await maybe_deferred_to_future(nap)
+        finally:
+            if call.active():
+                call.cancel()
+            naps.pop(nap, None)
+            if not naps and self.napping.get(host) is naps:
+                del self.napping[host]
+
+    def _wake(self, host: str) -> None:
+        for nap in list(self.napping.get(host, ())):
+            if not nap.called:
+                nap.callback(None)
 
     def _leave_shared(self, token: str) -> None:
         host = self.places.pop(token, None)
         if host is not None and self.frontier is not None:
             if self._ask(self.frontier.leave_host, host, token) is None and self.down:
                 self.unreleased.append((host, token))  # given back once it answers again
+            else:
+                self._wake(host)
 
     async def _space(self, host: str) -> None:
         """The hard delay gate: wait until the frontier lets this host be asked again

@@ -407,32 +407,72 @@ def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, front
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     if frontier_url.startswith("sqlite"):
         assert not a.shares_hosts
-        assert all(a.enter_host("h.test", f"a#{i}", 2, 30.0) for i in range(5))
+        assert [a.enter_host("h.test", f"a#{i}", 2, 30.0) for i in range(5)] == [0] * 5
         return
     assert a.shares_hosts
-    assert a.enter_host("h.test", "a#1", 2, 30.0) and b.enter_host("h.test", "b#1", 2, 30.0)
-    assert not a.enter_host("h.test", "a#2", 2, 30.0) and not b.enter_host("h.test", "b#2", 2, 30.0)
-    assert a.enter_host("other.test", "a#3", 2, 30.0)  # per host
-    assert b.enter_host("h.test", "b#1", 2, 30.0)  # a place held, asked again: still its own
+    assert a.enter_host("h.test", "a#1", 2, 30.0) == 0 and b.enter_host("h.test", "b#1", 2, 30.0) == 0
+    assert a.enter_host("h.test", "a#2", 2, 30.0) == 1 and b.enter_host("h.test", "b#2", 2, 30.0) == 2
+    assert a.enter_host("other.test", "a#3", 2, 30.0) == 0  # per host
+    assert b.enter_host("h.test", "b#1", 2, 30.0) == 0  # a place held, asked again: still its own
     b.leave_host("h.test", "b#1")
-    assert a.enter_host("h.test", "a#2", 2, 30.0) and not b.enter_host("h.test", "b#2", 2, 30.0)
+    assert b.enter_host("h.test", "b#2", 2, 30.0) == 2  # the free place is a#2's turn
+    assert a.enter_host("h.test", "a#2", 2, 30.0) == 0
+    assert b.enter_host("h.test", "b#2", 2, 30.0) == 1
     b.leave_host("h.test", "b#1")  # twice: nothing more to give back
-    assert not b.enter_host("h.test", "b#2", 2, 30.0)
-    # places that are not renewed free themselves; renewed ones stay
-    a.leave_host("h.test", "a#1")
+    assert b.enter_host("h.test", "b#2", 2, 30.0) == 1
     a.leave_host("h.test", "a#2")
-    assert a.enter_host("h.test", "a#4", 2, 1.0) and b.enter_host("h.test", "b#3", 2, 1.0)
+    assert a.enter_host("h.test", "a#9", 2, 30.0) == 2  # a newcomer waits behind the line
+    assert b.enter_host("h.test", "b#2", 2, 30.0) == 0
+    a.leave_host("h.test", "a#9")  # leaving the line gives up its turn
+    a.leave_host("h.test", "a#1")
+    b.leave_host("h.test", "b#2")
+    a.leave_host("other.test", "a#3")
+    assert not a.redis.keys(a.prefix + "h[xw]*")  # nothing left behind
+
+
+def test_host_places_are_handed_out_in_turn(make, frontier_url) -> None:
+    """A busy host's free places go to the requests that have waited longest, whichever
+    worker frees them: the worker that gives a place back cannot take it again ahead of
+    another's waiting request. A waiter that stops asking leaves the line."""
+    if frontier_url.startswith("sqlite"):
+        pytest.skip("one process's frontier: the worker's own places are first come, first served")
+    a, b = make(owner="w:1:a"), make(owner="w:2:b")
+    for f in (a, b):
+        f.turn_seconds = 0.4
+    assert [a.enter_host("h.test", f"a#{i}", 2, 30.0) for i in (1, 2)] == [0, 0]
+    assert b.enter_host("h.test", "b#1", 2, 30.0) == 1
+    assert b.enter_host("h.test", "b#2", 2, 30.0) == 2
+    # a's downloads end, one after the other, and a asks again at once each time
+    a.leave_host("h.test", "a#1")
+    assert a.enter_host("h.test", "a#3", 2, 30.0) == 3  # behind b's two: b#1 has the free place
+    assert b.enter_host("h.test", "b#1", 2, 30.0) == 0
+    a.leave_host("h.test", "a#2")
+    assert a.enter_host("h.test", "a#4", 2, 30.0) == 3
+    assert a.enter_host("h.test", "a#3", 2, 30.0) == 2  # still b#2's turn
+    assert b.enter_host("h.test", "b#2", 2, 30.0) == 0
+    assert a.enter_host("h.test", "a#3", 2, 30.0) == 1  # next, once a place comes free
+    # a waiter that stops asking (its worker died) loses its turn; the one behind moves up
+    time.sleep(0.25)
+    assert a.enter_host("h.test", "a#4", 2, 30.0) == 2
+    time.sleep(0.25)  # a#3 last asked 0.5 s ago, a#4 0.25 s ago
+    b.leave_host("h.test", "b#1")
+    assert a.enter_host("h.test", "a#4", 2, 30.0) == 0
+    assert a.enter_host("h.test", "a#3", 2, 30.0) == 1  # back in line, at its end
+    # places that are not renewed free themselves; renewed ones stay
+    a.leave_host("h.test", "a#3")
+    a.leave_host("h.test", "a#4")
+    b.leave_host("h.test", "b#2")
+    assert a.enter_host("h.test", "a#5", 2, 1.0) == 0 and b.enter_host("h.test", "b#3", 2, 1.0) == 0
     time.sleep(0.6)
-    a.hold_hosts([("h.test", "a#4")], 1.0)
-    time.sleep(0.6)  # b#3's hold has run out, a#4's was renewed (for 0.4 s more)
-    assert b.enter_host("h.test", "b#4", 2, 30.0)
-    assert not b.enter_host("h.test", "b#5", 2, 30.0)
-    time.sleep(0.6)  # now a#4's too
-    assert b.enter_host("h.test", "b#5", 2, 30.0)
+    a.hold_hosts([("h.test", "a#5")], 1.0)
+    time.sleep(0.6)  # b#3's hold has run out, a#5's was renewed (for 0.4 s more)
+    assert b.enter_host("h.test", "b#4", 2, 30.0) == 0
+    assert b.enter_host("h.test", "b#5", 2, 30.0) == 1
+    time.sleep(0.6)  # now a#5's too
+    assert b.enter_host("h.test", "b#5", 2, 30.0) == 0
     b.leave_host("h.test", "b#4")
     b.leave_host("h.test", "b#5")
-    b.leave_host("other.test", "a#3")
-    assert not a.redis.keys(a.prefix + "hx:*")  # nothing left behind
+    assert not a.redis.keys(a.prefix + "h[xw]*")
 
 
 def test_robots_kept_for_every_worker_until_their_time_is_up(make) -> None:

@@ -117,7 +117,8 @@ def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_pat
 
 def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path) -> None:
     """``CONCURRENT_REQUESTS_PER_DOMAIN`` is for the whole crawl: two workers of one
-    slow site never have more downloads to it at once than the limit between them."""
+    slow site never have more downloads to it at once than the limit between them, and
+    share its places in turn."""
     site = CountingSite(pages=80)
     with WebServer() as server:
         server.add_site("one.test", site)
@@ -127,9 +128,9 @@ def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path
         fetched = pages_fetched(server, "one.test")
         robots = sum(e.host == "one.test" and e.path == "/robots.txt" for e in server.log)
     assert len(fetched) == 81 and max(fetched.values()) == 1  # the home and its pages, once each
-    # both took part (places are not handed out in turn across workers: on one host the
-    # worker that frees a place usually takes it again, so the split can be 78 to 3)
-    assert stored(tmp_path, "a") and stored(tmp_path, "b")
+    # places are handed out in turn: each worker does a fair share of the one host
+    # (38 and 43 pages in four runs of four; 78 and 3, or 3 and 78, before the line)
+    assert min(len(stored(tmp_path, n)) for n in "ab") >= 81 // 4
     assert site.most == 3, site.most  # reached, never passed (each worker alone allows 3)
     assert robots == 1  # one worker fetched robots.txt; the other read it from Redis
     stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}

@@ -336,17 +336,26 @@ class Frontier(ABC):
     # together (spitag.politeness). A frontier that one process uses has nothing to
     # share, and its worker's own limit is the whole limit: these defaults.
     shares_hosts = False
+    # A request waiting in a host's line that has not asked again for this long has
+    # gone (its worker died or gave up) and loses its turn; politeness asks at least
+    # every 0.5 s while it waits.
+    turn_seconds = 2.0
 
-    def enter_host(self, host: str, token: str, limit: int, hold: float) -> bool:
+    def enter_host(self, host: str, token: str, limit: int, hold: float) -> int:
         """A place among the ``limit`` downloads to ``host`` that every worker of the
-        crawl together may have at once: True, and the place is ``token``'s for
-        ``hold`` seconds (``hold_hosts`` renews it, ``leave_host`` gives it back; a
-        dead worker's places free themselves when their hold runs out), or False:
-        every place is taken, ask again later. Asked again, a place held is renewed."""
-        return True
+        crawl together may have at once. 0: the place is ``token``'s for ``hold``
+        seconds (``hold_hosts`` renews it, ``leave_host`` gives it back; a dead
+        worker's places free themselves when their hold runs out); asked again, a
+        place held is renewed. n > 0: every free place is promised, and ``token`` is
+        n-th in the host's line: ask again soon (a request that stops asking for
+        ``turn_seconds`` loses its turn). Places are handed out in turn, longest
+        waiting first, whichever worker frees them, so that no worker keeps a busy
+        host to itself by asking first each time a place of its own comes free."""
+        return 0
 
     def leave_host(self, host: str, token: str) -> None:
-        """Give back the place ``token`` holds (nothing if it holds none)."""
+        """Give back the place ``token`` holds, or its turn in the host's line (nothing
+        if it has neither)."""
 
     def hold_hosts(self, places: Sequence[tuple[str, str]], hold: float) -> None:
         """Renew the (host, token) places still held for another ``hold`` seconds."""

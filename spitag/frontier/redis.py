@@ -55,6 +55,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   among the host's downloads at once that the workers hold (``enter_host``: token →
   expiry; at most ``CONCURRENT_REQUESTS_PER_DOMAIN``; renewed while the download runs,
   so a dead worker's places free themselves; the key expires with its last place);
+  ``hw:<host>`` / ``hwt:<host>`` sorted sets — the host's line of requests waiting for
+  a place (token → when it first asked; token → when it is dropped unless it asks
+  again): a free place goes to the longest waiting first, whichever worker frees it;
   ``rb:<host[:port]>`` string — the host's robots.txt as fetched by a worker
   (``keep_robots``, zlib-compressed), expiring after ``SPITAG_ROBOTS_TTL``;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
@@ -780,16 +783,33 @@ redis.call('HSET', p .. 'hard', host, t + delay)
 return '0'
 """
 
-# ARGV: prefix, host, token, limit, hold. A place among the host's downloads of every
-# worker: 1 = taken (or renewed) for hold seconds, 0 = all taken. Expired places go.
+# ARGV: prefix, host, token, limit, hold, turn. A place among the host's downloads of
+# every worker: 0 = taken (or renewed) for hold seconds, n > 0 = n-th in the host's line.
+# Places are handed out in turn: a free place goes to the requests that have waited
+# longest (``hw:<host>``: token → when it first asked), before any newcomer; a waiter
+# that has not asked again for turn seconds (``hwt:<host>``: token → deadline) has gone
+# and leaves the line. Expired places go.
 ENTER_HOST = _COMMON + r"""
-local key, token, limit, hold = p .. 'hx:' .. ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
+local host, token = ARGV[2], ARGV[3]
+local limit, hold, turn = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local key, line, asked = p .. 'hx:' .. host, p .. 'hw:' .. host, p .. 'hwt:' .. host
 local t = now()
 redis.call('ZREMRANGEBYSCORE', key, '-inf', t)
-if not redis.call('ZSCORE', key, token) and redis.call('ZCARD', key) >= limit then return 0 end
-redis.call('ZADD', key, t + hold, token)
-redis.call('PEXPIRE', key, math.ceil(hold * 1000) + 1000)
-return 1
+local gone = redis.call('ZRANGEBYSCORE', asked, '-inf', t)
+for i = 1, #gone do redis.call('ZREM', line, gone[i]) end
+if #gone > 0 then redis.call('ZREMRANGEBYSCORE', asked, '-inf', t) end
+local ahead = redis.call('ZRANK', line, token) or redis.call('ZCARD', line)
+if redis.call('ZSCORE', key, token) or ahead < limit - redis.call('ZCARD', key) then
+  redis.call('ZADD', key, t + hold, token)
+  redis.call('PEXPIRE', key, math.ceil(hold * 1000) + 1000)
+  if redis.call('ZREM', line, token) > 0 then redis.call('ZREM', asked, token) end
+  return 0
+end
+redis.call('ZADD', line, 'NX', t, token)
+redis.call('ZADD', asked, t + turn, token)
+redis.call('PEXPIRE', line, math.ceil(turn * 1000) + 1000)
+redis.call('PEXPIRE', asked, math.ceil(turn * 1000) + 1000)
+return redis.call('ZRANK', line, token) + 1
 """
 
 # ARGV: prefix, hold, then (host, token) pairs. Renew the places still held.
@@ -1148,12 +1168,15 @@ class RedisFrontier(Frontier):
         return float(self._acquire(args=[self.prefix, host, delay]))
 
     @_transient
-    def enter_host(self, host: str, token: str, limit: int, hold: float) -> bool:
-        return bool(self._enter_host(args=[self.prefix, host, token, limit, hold]))
+    def enter_host(self, host: str, token: str, limit: int, hold: float) -> int:
+        return int(self._enter_host(args=[self.prefix, host, token, limit, hold, self.turn_seconds]))
 
     @_transient
     def leave_host(self, host: str, token: str) -> None:
-        self.redis.zrem(f"{self.prefix}hx:{host}", token)
+        pipe = self.redis.pipeline(transaction=False)
+        for kind in ("hx", "hw", "hwt"):  # its place, or its turn in the line
+            pipe.zrem(f"{self.prefix}{kind}:{host}", token)
+        pipe.execute()
 
     @_transient
     def hold_hosts(self, places: Sequence[tuple[str, str]], hold: float) -> None:
