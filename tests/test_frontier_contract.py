@@ -430,12 +430,11 @@ def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, front
     assert not a.redis.keys(a.prefix + "h[xw]*")  # nothing left behind
 
 
-def test_host_places_are_handed_out_in_turn(make, frontier_url) -> None:
+@pytest.mark.parametrize("frontier_url", ["redis"], indirect=True)  # SQLite shares nothing (above)
+def test_host_places_are_handed_out_in_turn(make) -> None:
     """A busy host's free places go to the requests that have waited longest, whichever
     worker frees them: the worker that gives a place back cannot take it again ahead of
     another's waiting request. A waiter that stops asking leaves the line."""
-    if frontier_url.startswith("sqlite"):
-        pytest.skip("one process's frontier: the worker's own places are first come, first served")
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     for f in (a, b):
         f.turn_seconds = 0.4
