@@ -408,6 +408,8 @@ def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, front
     if frontier_url.startswith("sqlite"):
         assert not a.shares_hosts
         assert [a.enter_host("h.test", f"a#{i}", 2, 30.0) for i in range(5)] == [0] * 5
+        a.push([entry("http://h.test/1")], "sum")
+        assert [(h.downloading, h.waiting) for h in a.hosts()] == [(None, None)]
         return
     assert a.shares_hosts
     assert a.enter_host("h.test", "a#1", 2, 30.0) == 0 and b.enter_host("h.test", "b#1", 2, 30.0) == 0
@@ -441,6 +443,8 @@ def test_host_places_are_handed_out_in_turn(make) -> None:
     assert [a.enter_host("h.test", f"a#{i}", 2, 30.0) for i in (1, 2)] == [0, 0]
     assert b.enter_host("h.test", "b#1", 2, 30.0) == 1
     assert b.enter_host("h.test", "b#2", 2, 30.0) == 2
+    a.push([entry("http://h.test/1")], "sum")  # what `scrapy frontier` shows of the host
+    assert [(h.host, h.downloading, h.waiting) for h in b.hosts()] == [("h.test", 2, 2)]
     # a's downloads end, one after the other, and a asks again at once each time
     a.leave_host("h.test", "a#1")
     assert a.enter_host("h.test", "a#3", 2, 30.0) == 3  # behind b's two: b#1 has the free place

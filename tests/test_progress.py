@@ -173,3 +173,7 @@ def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -
     assert [int(r[0]) for r in rows] == list(range(1, len(top) + 1))
     assert out.count("why: spitag · linked from http://") == len(top)
     assert "(semantic score 2)" in out
+    # the host's places, where workers share them (none running once the crawl is over)
+    shared = frontier_url.startswith("redis")
+    assert [(h["downloading"], h["waiting"]) for h in data["hosts"]] == [(0, 0) if shared else (None, None)] * len(hosts)
+    assert ("downloading" in out) == shared

@@ -2,7 +2,8 @@
 crawl's frontier holds, running or not.
 
 Queued / leased / done counts, per-host counts with each host's next-allowed time and
-delay, and the ``top`` best waiting URLs with their priority and why they got it (the
+delay (and, on Redis, its downloads running and requests waiting for a place, every
+worker's together), and the ``top`` best waiting URLs with their priority and why they got it (the
 parent URL, the parent's semantic score, the strategy). Works on either backend:
 ``SPITAG_FRONTIER`` (or ``REDIS_URL``) as for the crawl; ``SPITAG_STRATEGY`` names the
 strategy in the reasons a Redis frontier keeps compact.
@@ -114,6 +115,7 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
                 "wait_seconds": max(h.next_allowed - now, 0.0),
                 "delay": default_delay if h.delay is None else h.delay,
                 "own_delay": h.delay is not None, "mean_score": h.mean_score,
+                "downloading": h.downloading, "waiting": h.waiting,
             }
             for h in hosts
         ],
@@ -136,9 +138,11 @@ def render_text(state: dict[str, Any]) -> str:
     if hosts:
         lines.append(f"hosts (the {len(hosts)} with most URLs queued):")
         width = max(len("host"), *(len(h["host"]) for h in hosts))
+        shared = any(h.get("downloading") is not None for h in hosts)  # places shared (Redis)
         lines.append(
             f"  {'host':<{width}}  {'queued':>8}  {'leased':>6}  {'done':>8}  {'best':>10}"
             f"  {'next allowed':<13}  {'delay s':>7}  {'mean score':>10}"
+            + (f"  {'downloading':>11}  {'in line':>7}" if shared else "")
         )
         for h in hosts:
             wait = "ready" if h["wait_seconds"] <= 0 else f"in {h['wait_seconds']:.1f} s"
@@ -146,8 +150,12 @@ def render_text(state: dict[str, Any]) -> str:
             lines.append(
                 f"  {h['host']:<{width}}  {h['queued']:>8,}  {h['leased']:>6,}  {h['done']:>8,}"
                 f"  {_num(h['best']):>10}  {wait:<13}  {delay:>7}  {_num(h['mean_score']):>10}"
+                + (f"  {h['downloading'] or 0:>11,}  {h['waiting'] or 0:>7,}" if shared else "")
             )
         lines.append("  (delay* = the host's own, from robots.txt Crawl-delay; best = its best queued priority)")
+        if shared:
+            lines.append("  (downloading: the host's places held by every worker together, at most"
+                         " CONCURRENT_REQUESTS_PER_DOMAIN; in line: requests waiting for one)")
         lines.append("")
     top = state["top"]
     if top:

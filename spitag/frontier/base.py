@@ -115,6 +115,10 @@ class HostState:
     next_allowed: float
     delay: float | None
     mean_score: float | None  # mean semantic score of the host's fetched pages
+    # Where workers share the host's places (enter_host): the downloads to it running
+    # now, and the requests waiting in its line; None where nothing is shared.
+    downloading: int | None = None
+    waiting: int | None = None
 
 
 @dataclass

@@ -1290,7 +1290,18 @@ class RedisFrontier(Frontier):
             out.append(HostState(host, queued, int(leased), int(done), float(best) if best else None,
                                  float(nxt or 0), float(delay) if delay else None, mean))
         out.sort(key=lambda h: (-h.queued, h.host))
-        return out[:limit]
+        out = out[:limit]
+        if out:  # places held and requests in line, counted as Redis' clock has them
+            seconds, micros = self.redis.time()
+            now = seconds + micros / 1e6
+            pipe = self.redis.pipeline(transaction=False)
+            for h in out:
+                pipe.zcount(f"{self.prefix}hx:{h.host}", f"({now}", "+inf")
+                pipe.zcount(f"{self.prefix}hwt:{h.host}", f"({now}", "+inf")
+            counted = pipe.execute()
+            for i, h in enumerate(out):
+                h.downloading, h.waiting = counted[2 * i], counted[2 * i + 1]
+        return out
 
     @_transient
     def top(self, n: int = 20) -> list[Entry]:
