@@ -99,6 +99,9 @@ SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
 # Seconds a host's robots.txt is kept in the frontier for every worker and resumed run
 # (RFC 9309: at most a day); 0: each process fetches its own, as in plain Scrapy.
 SPITAG_ROBOTS_TTL = _env("SPITAG_ROBOTS_TTL", "86400")
+# A host answering 429 or 503 with Retry-After is left alone that long (at most this
+# many seconds), by every worker; 0: Retry-After is ignored, as in plain Scrapy.
+SPITAG_MAX_RETRY_AFTER = _env("SPITAG_MAX_RETRY_AFTER", "120")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
 SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
 SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")

@@ -21,16 +21,24 @@ them together: a download also takes one of the host's places in the frontier
 (``Frontier.enter_host``), renewed while it runs and given back when it leaves, and
 handed out in turn: the requests that have waited longest first, whichever worker's.
 
+A host that answers 429 (Too Many Requests) or 503 with ``Retry-After`` is left alone
+that long (at most ``SPITAG_MAX_RETRY_AFTER`` seconds): the frontier pops none of its
+URLs and shuts its hard gate for every worker (``Frontier.pause_host``), and this
+worker holds back its own requests to it, the retry of the refused one among them.
+Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked.
+
 While the frontier is unreachable, politeness falls back to what this worker alone
 knows (its own places, its own spacing), and the crawl goes on.
 """
 
 from __future__ import annotations
 
+import email.utils
 import itertools
 import logging
 import time
 from collections import deque
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -61,6 +69,7 @@ SHARED = "spitag_host_place"  # request.meta: the token of its place in the shar
 SHARED_HOLD = 30.0
 LOCAL_GATES = 4096  # hosts remembered for the local delay gate before a clean-up
 POLL_FIRST, POLL_MAX = 0.05, 0.5  # seconds between asks for a place other workers hold
+PAUSE_STATUSES = (429, 503)  # answers whose Retry-After pauses the host (RFC 6585, RFC 9110)
 
 
 class HostConcurrency:
@@ -130,6 +139,8 @@ class PolitenessMiddleware:
         self.down = False
         self.unreleased: list[tuple[str, str]] = []
         self.napping: dict[str, dict[Deferred, Any]] = {}  # host → its requests waiting in line
+        self.max_pause = max(crawler.settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0)
+        self.paused: dict[str, float] = {}  # host → until when (monotonic) it asked to be left alone
         crawler.signals.connect(self._opened, signal=frontier_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
@@ -295,7 +306,14 @@ class PolitenessMiddleware:
 
     async def _space(self, host: str) -> None:
         """The hard delay gate: wait until the frontier lets this host be asked again
-        (while it is unreachable, until this worker's own spacing does)."""
+        (while it is unreachable, until this worker's own spacing does), and until the
+        end of a pause the host asked for."""
+        until = self.paused.get(host)
+        if until is not None:
+            wait = until - time.monotonic()
+            if wait > 0:
+                self.crawler.stats.inc_value("spitag/politeness/paused_ms", int(wait * 1000))
+                await _sleep(wait)
         delay = self.delay_for(host)
         if delay <= 0:
             return
@@ -338,11 +356,47 @@ class PolitenessMiddleware:
 
     def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
         self._give_back(request)  # (already given back, unless a later middleware answered)
+        if response.status in PAUSE_STATUSES and self.max_pause > 0:
+            seconds = retry_after(response.headers.get(b"Retry-After"))
+            if seconds:
+                self.pause(urlparse_cached(request).hostname or "", min(seconds, self.max_pause), response.status)
         return response
+
+    def pause(self, host: str, seconds: float, status: int) -> None:
+        """Leave ``host`` alone for ``seconds``: this worker, and through the frontier
+        every worker."""
+        now = time.monotonic()
+        if now + seconds <= self.paused.get(host, 0.0):
+            return
+        if len(self.paused) >= LOCAL_GATES:
+            self.paused = {h: t for h, t in self.paused.items() if t > now}
+        self.paused[host] = now + seconds
+        if self.frontier is not None:
+            self._ask(self.frontier.pause_host, host, seconds)
+        self.crawler.stats.inc_value("spitag/politeness/retry_after_pauses")
+        self.crawler.stats.max_value("spitag/politeness/retry_after_max_s", round(seconds, 3))
+        logger.info("%s answered %s with Retry-After: it is left alone for %.1f s", host, status, seconds)
 
     def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
         self._give_back(request)
         return None
+
+
+def retry_after(value: bytes | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value, delta-seconds or an HTTP-date (RFC
+    9110 §10.2.3); None when absent or unreadable, 0 for a date already past."""
+    if not value:
+        return None
+    text = value.decode("latin-1").strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max((when - datetime.now(timezone.utc)).total_seconds(), 0.0)
 
 
 async def _sleep(seconds: float) -> None:

@@ -95,9 +95,12 @@ class FrontierScheduler(BaseScheduler):
         self.rescored_refits = -1
         self.rescored_at = -float("inf")
         self.seed_hosts: set[str] = set()  # hosts of seeds: seeds stay first, never re-ranked
-        # A lease is renewed while its download may still legitimately be running.
+        # A lease is renewed while its download may still legitimately be running: every
+        # try, and the pauses a host may ask for between them (Retry-After).
+        retries = settings.getint("RETRY_TIMES")
         self.max_fetch_seconds = (
-            (settings.getint("RETRY_TIMES") + 1) * settings.getfloat("DOWNLOAD_TIMEOUT") + 120
+            (retries + 1) * settings.getfloat("DOWNLOAD_TIMEOUT")
+            + retries * max(settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0) + 120
         )
         self.frontier: Frontier | None = None
         self.spider: Spider | None = None

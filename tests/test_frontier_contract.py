@@ -509,6 +509,26 @@ def test_host_delay_defaults_and_overrides(make) -> None:
     assert f.host_delay("a.test") == 2.0
 
 
+def test_a_host_that_asked_for_a_pause_is_left_alone(make) -> None:
+    """``pause_host`` (Retry-After): no URL of the host is popped and its hard gate stays
+    shut until the pause is over, for every worker; a shorter pause asked for later does
+    not shorten it."""
+    a, b = make(owner="w:1:a"), make(owner="w:2:b")
+    a.push([entry(f"http://p.test/{i}") for i in range(3)] + [entry("http://q.test/1")], "sum")
+    a.pause_host("p.test", 0.8)
+    a.pause_host("p.test", 0.1)
+    assert [e.host for e in b.pop(10)] == ["q.test"]
+    assert b.pop(10) == []
+    assert 0.5 < b.next_ready() <= 0.8  # the scheduler wakes when the pause is over
+    assert 0.5 < b.acquire("p.test", 0.0) <= 0.8
+    time.sleep(0.9)
+    assert b.acquire("p.test", 0.0) == 0.0
+    assert sorted(e.url for e in b.pop(10)) == [f"http://p.test/{i}" for i in range(3)]
+    b.pause_host("new.test", 5.0)  # a host with nothing queued yet: paused all the same
+    b.push([entry("http://new.test/1")], "sum")
+    assert b.pop(10) == [] and b.acquire("new.test", 0.0) > 4.0
+
+
 def test_urls_survive_the_round_trip(make) -> None:
     f = make()
     urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from spitag.politeness import HostConcurrency
+import email.utils
+from datetime import datetime, timedelta, timezone
+
+from spitag.politeness import HostConcurrency, retry_after
 
 
 def test_places_are_handed_over_first_come_first_served() -> None:
@@ -34,3 +37,12 @@ def test_a_request_cancelled_while_waiting_gives_up_its_turn() -> None:
     assert third.called and slots.active == {"a": 1}
     slots.leave("a")
     assert slots.active == {} and slots.waiting == {}
+
+
+def test_retry_after_reads_seconds_and_dates() -> None:
+    """RFC 9110 §10.2.3: delta-seconds or an HTTP-date; anything else is not a pause."""
+    assert retry_after(b"3") == 3.0 and retry_after(b" 120 ") == 120.0
+    assert retry_after(b"Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # past: no wait
+    later = email.utils.format_datetime(datetime.now(timezone.utc) + timedelta(seconds=90), usegmt=True)
+    assert 85.0 < retry_after(later.encode()) <= 90.0
+    assert [retry_after(v) for v in (None, b"", b"soon", b"-5", b"1.5")] == [None] * 5

@@ -336,6 +336,12 @@ class Frontier(ABC):
         """Hard politeness, at download time: 0.0 and the host is taken for ``delay``
         seconds, or the seconds to wait before asking again. Shared by all workers."""
 
+    @abstractmethod
+    def pause_host(self, host: str, seconds: float) -> None:
+        """The host asked for a pause (HTTP 429 or 503 with ``Retry-After``): no URL of
+        it is popped, and its hard gate (``acquire``) stays shut, for ``seconds`` from
+        now, for every worker. A later time already set stays."""
+
     # Shared per-host concurrency: ``CONCURRENT_REQUESTS_PER_DOMAIN`` for all workers
     # together (spitag.politeness). A frontier that one process uses has nothing to
     # share, and its worker's own limit is the whole limit: these defaults.

@@ -783,6 +783,19 @@ redis.call('HSET', p .. 'hard', host, t + delay)
 return '0'
 """
 
+# ARGV: prefix, host, seconds. The host asked for a pause (Retry-After): neither popped
+# nor let through the hard gate before then; a later time already set stays.
+PAUSE_HOST = _COMMON + r"""
+local host = ARGV[2]
+local til = now() + tonumber(ARGV[3])
+if til > tonumber(redis.call('HGET', p .. 'hard', host) or '0') then redis.call('HSET', p .. 'hard', host, til) end
+if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
+  redis.call('HSET', p .. 'next', host, til)
+  redis.call('ZADD', p .. 'ready', 'XX', til, host)
+end
+return 0
+"""
+
 # ARGV: prefix, host, token, limit, hold, turn. A place among the host's downloads of
 # every worker: 0 = taken (or renewed) for hold seconds, n > 0 = n-th in the host's line.
 # Places are handed out in turn: a free place goes to the requests that have waited
@@ -1064,6 +1077,7 @@ class RedisFrontier(Frontier):
         self._push, self._pop, self._ack = register(PUSH), register(POP), register(ACK)
         self._requeue, self._renew, self._learn = register(REQUEUE), register(RENEW), register(LEARN)
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
+        self._pause_host = register(PAUSE_HOST)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
@@ -1166,6 +1180,10 @@ class RedisFrontier(Frontier):
     @_transient
     def acquire(self, host: str, delay: float) -> float:
         return float(self._acquire(args=[self.prefix, host, delay]))
+
+    @_transient
+    def pause_host(self, host: str, seconds: float) -> None:
+        self._pause_host(args=[self.prefix, host, seconds])
 
     @_transient
     def enter_host(self, host: str, token: str, limit: int, hold: float) -> int:

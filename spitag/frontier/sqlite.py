@@ -439,6 +439,16 @@ class SQLiteFrontier(Frontier):
             )
         return 0.0
 
+    def pause_host(self, host: str, seconds: float) -> None:
+        until = time.time() + seconds
+        with self._tx():
+            self.conn.execute(
+                "INSERT INTO frontier_host (crawl, host, next_allowed, hard_next) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET next_allowed = MAX(next_allowed, excluded.next_allowed),"
+                " hard_next = MAX(hard_next, excluded.hard_next)",
+                (self.crawl, host, until, until),
+            )
+
     def request_stop(self) -> None:
         self.conn.execute(
             "INSERT INTO frontier_control (crawl, stop) VALUES (?, ?)"

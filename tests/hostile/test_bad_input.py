@@ -27,6 +27,7 @@ CASES = [
     ("host-weight", "http://bad.test/", {"SPITAG_HOST_WEIGHT": "1.5"}, 2, ["SPITAG_HOST_WEIGHT"]),
     ("lease", "http://bad.test/", {"SPITAG_LEASE_SECONDS": "0"}, 2, ["SPITAG_LEASE_SECONDS"]),
     ("robots-ttl", "http://bad.test/", {"SPITAG_ROBOTS_TTL": "-5"}, 2, ["SPITAG_ROBOTS_TTL", "-5"]),
+    ("retry-after", "http://bad.test/", {"SPITAG_MAX_RETRY_AFTER": "soon"}, 2, ["SPITAG_MAX_RETRY_AFTER", "soon"]),
     ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),
 ]
 
