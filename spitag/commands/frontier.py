@@ -3,8 +3,8 @@ crawl's frontier holds, running or not.
 
 Queued / leased / done counts, per-host counts with each host's next-allowed time and
 delay (and, on Redis, its downloads running and requests waiting for a place, every
-worker's together), and the ``top`` best waiting URLs with their priority and why they got it (the
-parent URL, the parent's semantic score, the strategy). Works on either backend:
+worker's together), and the ``top`` best waiting URLs with their priority and why they
+got it (the parent URL, the parent's semantic score, the strategy). Works on either backend:
 ``SPITAG_FRONTIER`` (or ``REDIS_URL``) as for the crawl; ``SPITAG_STRATEGY`` names the
 strategy in the reasons a Redis frontier keeps compact.
 """
