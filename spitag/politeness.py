@@ -299,8 +299,9 @@ class PolitenessMiddleware:
     def _leave_shared(self, token: str) -> None:
         host = self.places.pop(token, None)
         if host is not None and self.frontier is not None:
-            if self._ask(self.frontier.leave_host, host, token) is None and self.down:
-                self.unreleased.append((host, token))  # given back once it answers again
+            self._ask(self.frontier.leave_host, host, token)
+            if self.down:  # unreachable: given back once it answers again
+                self.unreleased.append((host, token))
             else:
                 self._wake(host)
 
