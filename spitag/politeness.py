@@ -23,8 +23,9 @@ handed out in turn: the requests that have waited longest first, whichever worke
 
 A host that answers 429 (Too Many Requests) or 503 with ``Retry-After`` is left alone
 that long (at most ``SPITAG_MAX_RETRY_AFTER`` seconds): the frontier pops none of its
-URLs and shuts its hard gate for every worker (``Frontier.pause_host``), and this
-worker holds back its own requests to it, the retry of the refused one among them.
+URLs, shuts its hard gate and, where workers share places, gives none
+(``Frontier.pause_host``), and this worker holds back its own requests to it, the
+retry of the refused one among them.
 Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked.
 
 While the frontier is unreachable, politeness falls back to what this worker alone
@@ -259,6 +260,10 @@ class PolitenessMiddleware:
                     return None
                 if not line:
                     break
+                if line < 0:  # the host asked for a pause (Retry-After, to any worker)
+                    self.crawler.stats.inc_value("spitag/politeness/paused_ms", -line)
+                    await _sleep(-line / 1000)
+                    continue
                 asked += 1
                 if line <= self.slots.limit:
                     await self._nap(host, POLL_FIRST)

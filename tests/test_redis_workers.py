@@ -14,7 +14,7 @@ import redis
 
 from tests.support.crawl import parse_stats
 from tests.support.redisserver import RedisServer
-from tests.support.sites import CountingSite, tree_paths, tree_site
+from tests.support.sites import CountingSite, RefusingSite, tree_paths, tree_site
 from tests.support.webserver import Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -135,6 +135,27 @@ def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path
     assert robots == 1  # one worker fetched robots.txt; the other read it from Redis
     stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
     assert sum(int(stats[n].get("spitag/politeness/shared_host_waits", 0)) for n in "ab") > 0
+
+
+def test_a_pause_one_worker_was_asked_for_holds_for_both(redis_url: str, tmp_path: Path) -> None:
+    """429 with ``Retry-After: 3`` to one of two workers: neither sends the host anything
+    for 3 s (the frontier gives no URL of it, and no place to a request the other worker
+    had already taken), then both go on."""
+    site = RefusingSite(80, refuse=30, delay=0.5)  # once both have requests out and in line
+    with WebServer() as server:
+        server.add_site("busy.test", site)
+        args = ("-s", "CONCURRENT_REQUESTS_PER_DOMAIN=6")  # requests of both workers in line
+        procs = [worker(tmp_path, n, redis_url, server, "http://busy.test/", *args) for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+        log = [e for e in server.log if e.host == "busy.test"]
+    after = site.after_refusal(log)
+    # pages take 0.5 s: what was out (or took a place just before the pause reached
+    # Redis) answers by ~0.55 s; requests given the places those free, by ~1 s
+    assert not [t for t in after if 0.7 < t < 3.0 - 0.1], after
+    assert len([t for t in after if t >= 2.9]) >= 10, after
+    assert len({e.path for e in log if e.status == 200 and e.path != "/"}) == 80  # every page
+    stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
+    assert sum(int(stats[n].get("spitag/politeness/retry_after_pauses", 0)) for n in "ab") == 1
 
 
 def test_workers_on_machines_named_apart_keep_their_whole_backlog(redis_url: str, tmp_path: Path) -> None:

@@ -339,8 +339,9 @@ class Frontier(ABC):
     @abstractmethod
     def pause_host(self, host: str, seconds: float) -> None:
         """The host asked for a pause (HTTP 429 or 503 with ``Retry-After``): no URL of
-        it is popped, and its hard gate (``acquire``) stays shut, for ``seconds`` from
-        now, for every worker. A later time already set stays."""
+        it is popped, its hard gate (``acquire``) stays shut and, where places are
+        shared, none is given (``enter_host``), for ``seconds`` from now, for every
+        worker. A later time already set stays."""
 
     # Shared per-host concurrency: ``CONCURRENT_REQUESTS_PER_DOMAIN`` for all workers
     # together (spitag.politeness). A frontier that one process uses has nothing to
@@ -358,7 +359,9 @@ class Frontier(ABC):
         worker's places free themselves when their hold runs out); asked again, a
         place held is renewed. n > 0: every free place is promised, and ``token`` is
         n-th in the host's line: ask again soon (a request that stops asking for
-        ``turn_seconds`` loses its turn). Places are handed out in turn, longest
+        ``turn_seconds`` loses its turn). n < 0: the host asked for a pause
+        (``pause_host``): no place for anyone, ask again in -n milliseconds. Places
+        are handed out in turn, longest
         waiting first, whichever worker frees them, so that no worker keeps a busy
         host to itself by asking first each time a place of its own comes free."""
         return 0

@@ -58,6 +58,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   ``hw:<host>`` / ``hwt:<host>`` sorted sets — the host's line of requests waiting for
   a place (token → when it first asked; token → when it is dropped unless it asks
   again): a free place goes to the longest waiting first, whichever worker frees it;
+  ``pz:<host>`` string — until when the host asked to be left alone (``pause_host``,
+  Retry-After), expiring then;
   ``rb:<host[:port]>`` string — the host's robots.txt as fetched by a worker
   (``keep_robots``, zlib-compressed), expiring after ``SPITAG_ROBOTS_TTL``;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
@@ -784,10 +786,16 @@ return '0'
 """
 
 # ARGV: prefix, host, seconds. The host asked for a pause (Retry-After): neither popped
-# nor let through the hard gate before then; a later time already set stays.
+# nor let through the hard gate nor given a place (``pz:<host>``, expiring with the
+# pause) before then; a later time already set stays.
 PAUSE_HOST = _COMMON + r"""
 local host = ARGV[2]
-local til = now() + tonumber(ARGV[3])
+local t = now()
+local til = t + tonumber(ARGV[3])
+local pz = p .. 'pz:' .. host
+if til > tonumber(redis.call('GET', pz) or '0') then
+  redis.call('SET', pz, til, 'PX', math.ceil((til - t) * 1000))
+end
 if til > tonumber(redis.call('HGET', p .. 'hard', host) or '0') then redis.call('HSET', p .. 'hard', host, til) end
 if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
   redis.call('HSET', p .. 'next', host, til)
@@ -797,7 +805,8 @@ return 0
 """
 
 # ARGV: prefix, host, token, limit, hold, turn. A place among the host's downloads of
-# every worker: 0 = taken (or renewed) for hold seconds, n > 0 = n-th in the host's line.
+# every worker: 0 = taken (or renewed) for hold seconds, n > 0 = n-th in the host's line,
+# n < 0 = the host is paused (pause_host) for another -n ms.
 # Places are handed out in turn: a free place goes to the requests that have waited
 # longest (``hw:<host>``: token → when it first asked), before any newcomer; a waiter
 # that has not asked again for turn seconds (``hwt:<host>``: token → deadline) has gone
@@ -807,6 +816,8 @@ local host, token = ARGV[2], ARGV[3]
 local limit, hold, turn = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local key, line, asked = p .. 'hx:' .. host, p .. 'hw:' .. host, p .. 'hwt:' .. host
 local t = now()
+local pause = tonumber(redis.call('GET', p .. 'pz:' .. host) or '0')
+if pause > t then return -math.ceil((pause - t) * 1000) end  -- paused: ask again then
 redis.call('ZREMRANGEBYSCORE', key, '-inf', t)
 local gone = redis.call('ZRANGEBYSCORE', asked, '-inf', t)
 for i = 1, #gone do redis.call('ZREM', line, gone[i]) end

@@ -63,3 +63,38 @@ class CountingSite:
         with self.lock:
             self.running -= 1
         return Response.html('<html><head><meta name="description" content="slow"></head><body>x</body></html>')
+
+
+class RefusingSite:
+    """Pages of ``delay`` seconds; the ``refuse``-th page asked for is refused once with
+    429 Too Many Requests and ``Retry-After: 3``, and served on any later request."""
+
+    PAGE = '<html><head><meta name="description" content="x"></head><body>x</body></html>'
+
+    def __init__(self, pages: int, refuse: int = 3, delay: float = 0.2) -> None:
+        self.pages = pages
+        self.refuse = refuse
+        self.delay = delay
+        self.asked = 0
+        self.refused: str | None = None
+        self.lock = threading.Lock()
+
+    def respond(self, target: str) -> Response:
+        if target == "/":
+            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(self.pages))
+            return Response.html(f"<html><body>{links}</body></html>")
+        if target == "/robots.txt":
+            return Response.not_found()
+        with self.lock:
+            self.asked += 1
+            if self.asked == self.refuse:
+                self.refused = target
+                return Response.html("slow down", status=429, headers=[("Retry-After", "3")])
+        return Response.html(self.PAGE, delay=self.delay)
+
+    def after_refusal(self, log: list) -> list[float]:
+        """Seconds from the refusal to each later answer of the site's pages (``log``:
+        the server's entries for this site)."""
+        pages = [e for e in log if e.path not in ("/", "/robots.txt")]
+        refusal = next(e for e in pages if e.status == 429)
+        return [e.time - refusal.time for e in pages if e.time > refusal.time]
