@@ -100,7 +100,8 @@ SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
 # (RFC 9309: at most a day); 0: each process fetches its own, as in plain Scrapy.
 SPITAG_ROBOTS_TTL = _env("SPITAG_ROBOTS_TTL", "86400")
 # A host answering 429 or 503 with Retry-After is left alone that long (at most this
-# many seconds), by every worker; 0: Retry-After is ignored, as in plain Scrapy.
+# many seconds), by every worker; a 429 without it backs the host off (1 s, 2 s, 4 s, …
+# within the same cap); 0: no pause, as in plain Scrapy.
 SPITAG_MAX_RETRY_AFTER = _env("SPITAG_MAX_RETRY_AFTER", "120")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
 SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")

@@ -25,7 +25,8 @@ A host that answers 429 (Too Many Requests) or 503 with ``Retry-After`` is left 
 that long (at most ``SPITAG_MAX_RETRY_AFTER`` seconds): the frontier pops none of its
 URLs, shuts its hard gate and, where workers share places, gives none
 (``Frontier.pause_host``), and this worker holds back its own requests to it, the
-retry of the refused one among them.
+retry of the refused one among them. A 429 without ``Retry-After`` pauses the host for
+its delay (at least 1 s), doubled with each 429 in a row.
 Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked.
 
 While the frontier is unreachable, politeness falls back to what this worker alone
@@ -142,6 +143,8 @@ class PolitenessMiddleware:
         self.napping: dict[str, dict[Deferred, Any]] = {}  # host → its requests waiting in line
         self.max_pause = max(crawler.settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0)
         self.paused: dict[str, float] = {}  # host → until when (monotonic) it asked to be left alone
+        # host → its 429s without Retry-After in a row, and when the last back-off ends
+        self.too_many: dict[str, tuple[int, float]] = {}
         crawler.signals.connect(self._opened, signal=frontier_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
@@ -362,10 +365,21 @@ class PolitenessMiddleware:
 
     def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
         self._give_back(request)  # (already given back, unless a later middleware answered)
+        host = urlparse_cached(request).hostname or ""
+        backoff = self.too_many.get(host)
+        if backoff is not None and response.status != 429:
+            # a request sent after the last back-off ended was served: the next 429 starts over
+            if time.monotonic() - request.meta.get("download_latency", 0.0) >= backoff[1]:
+                del self.too_many[host]
         if response.status in PAUSE_STATUSES and self.max_pause > 0:
             seconds = retry_after(response.headers.get(b"Retry-After"))
+            if seconds is None and response.status == 429:
+                # no word on how long: back off, doubling with each 429 in a row
+                count = (backoff or (0, 0.0))[0] + 1
+                seconds = min(max(self.delay_for(host), 1.0) * 2.0 ** (count - 1), self.max_pause)
+                self.too_many[host] = (count, time.monotonic() + seconds)
             if seconds:
-                self.pause(urlparse_cached(request).hostname or "", min(seconds, self.max_pause), response.status)
+                self.pause(host, min(seconds, self.max_pause), response.status)
         return response
 
     def pause(self, host: str, seconds: float, status: int) -> None:
@@ -381,7 +395,7 @@ class PolitenessMiddleware:
             self._ask(self.frontier.pause_host, host, seconds)
         self.crawler.stats.inc_value("spitag/politeness/retry_after_pauses")
         self.crawler.stats.max_value("spitag/politeness/retry_after_max_s", round(seconds, 3))
-        logger.info("%s answered %s with Retry-After: it is left alone for %.1f s", host, status, seconds)
+        logger.info("%s answered %s: it is left alone for %.1f s", host, status, seconds)
 
     def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
         self._give_back(request)

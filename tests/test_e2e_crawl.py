@@ -583,6 +583,21 @@ def test_a_host_asking_for_a_pause_is_left_alone_that_long(webserver: WebServer,
     assert run.stats.get("spitag/politeness/retry_after_pauses") == "1", run.describe()
 
 
+def test_a_host_refusing_without_retry_after_is_backed_off(webserver: WebServer, tmp_path: Path) -> None:
+    """429 with no ``Retry-After``, twice in a row for one page: the host is left alone
+    1 s, then 2 s (doubled), and the page is stored at the third try."""
+    site = RefusingSite(20, retry_after=None, times=2)
+    webserver.add_site("busy.test", site)
+    run = run_crawl(webserver, tmp_path, "http://busy.test/", settings={"SPITAG_STRATEGY": "bfs"})
+    assert run.returncode == 0, run.describe()
+    tries = [e for e in run.server_log if e.host == "busy.test" and e.path == site.refused]
+    assert [e.status for e in tries] == [429, 429, 200], run.describe()
+    assert 0.95 <= tries[1].time - tries[0].time and 1.95 <= tries[2].time - tries[1].time, tries
+    assert run.items_by_url[f"http://busy.test{site.refused}"]["status"] == 200
+    assert run.stats.get("spitag/politeness/retry_after_pauses") == "2", run.describe()
+    assert run.stats.get("spitag/politeness/retry_after_max_s") == "2.0", run.describe()
+
+
 def slow_site_crawl(webserver: WebServer, tmp_path: Path, probe: bool) -> list[float]:
     """A hub links to eight pages of a slow site (0.4 s an answer, per_host 4): when
     each of that site's pages was answered, in order."""

@@ -66,15 +66,19 @@ class CountingSite:
 
 
 class RefusingSite:
-    """Pages of ``delay`` seconds; the ``refuse``-th page asked for is refused once with
-    429 Too Many Requests and ``Retry-After: 3``, and served on any later request."""
+    """Pages of ``delay`` seconds; the ``refuse``-th page asked for is refused with 429
+    Too Many Requests (and ``Retry-After: {retry_after}`` unless None), ``times`` times
+    in a row, and served on any later request."""
 
     PAGE = '<html><head><meta name="description" content="x"></head><body>x</body></html>'
 
-    def __init__(self, pages: int, refuse: int = 3, delay: float = 0.2) -> None:
+    def __init__(self, pages: int, refuse: int = 3, delay: float = 0.2,
+                 retry_after: str | None = "3", times: int = 1) -> None:
         self.pages = pages
         self.refuse = refuse
         self.delay = delay
+        self.headers = [("Retry-After", retry_after)] if retry_after is not None else []
+        self.left = times
         self.asked = 0
         self.refused: str | None = None
         self.lock = threading.Lock()
@@ -89,7 +93,9 @@ class RefusingSite:
             self.asked += 1
             if self.asked == self.refuse:
                 self.refused = target
-                return Response.html("slow down", status=429, headers=[("Retry-After", "3")])
+            if target == self.refused and self.left > 0:
+                self.left -= 1
+                return Response.html("slow down", status=429, headers=self.headers)
         return Response.html(self.PAGE, delay=self.delay)
 
     def after_refusal(self, log: list) -> list[float]:
