@@ -25,8 +25,10 @@ A host that answers 429 (Too Many Requests) or 503 with ``Retry-After`` is left 
 that long (at most ``SPITAG_MAX_RETRY_AFTER`` seconds): the frontier pops none of its
 URLs, shuts its hard gate and, where workers share places, gives none
 (``Frontier.pause_host``), and this worker holds back its own requests to it, the
-retry of the refused one among them. A 429 without ``Retry-After`` pauses the host for
-its delay (at least 1 s), doubled with each 429 in a row.
+retry of the refused one among them. A 429 or 503 without ``Retry-After`` pauses the
+host for its delay (at least 1 s), doubled with each such refusal in a row, whichever
+worker gets it (``Frontier.back_off``): the requests that were out when a back-off
+began add nothing to it, and a request sent after it ended and served ends the run.
 Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked.
 
 While the frontier is unreachable, politeness falls back to what this worker alone
@@ -51,6 +53,7 @@ from twisted.internet.defer import Deferred, succeed
 
 from spitag.aio import running_reactor
 from spitag.errors import FrontierUnavailableError
+from spitag.frontier.base import BACK_OFF_KEEP
 from spitag.signals import frontier_opened
 
 if TYPE_CHECKING:
@@ -143,8 +146,8 @@ class PolitenessMiddleware:
         self.napping: dict[str, dict[Deferred, Any]] = {}  # host → its requests waiting in line
         self.max_pause = max(crawler.settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0)
         self.paused: dict[str, float] = {}  # host → until when (monotonic) it asked to be left alone
-        # host → its 429s without Retry-After in a row, and when the last back-off ends
-        self.too_many: dict[str, tuple[int, float]] = {}
+        # host → when (monotonic) the last back-off this worker knows of ends (back_off)
+        self.backing_off: dict[str, float] = {}
         crawler.signals.connect(self._opened, signal=frontier_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
@@ -366,32 +369,50 @@ class PolitenessMiddleware:
     def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
         self._give_back(request)  # (already given back, unless a later middleware answered)
         host = urlparse_cached(request).hostname or ""
-        backoff = self.too_many.get(host)
-        if backoff is not None and response.status != 429:
-            # a request sent after the last back-off ended was served: the next 429 starts over
-            if time.monotonic() - request.meta.get("download_latency", 0.0) >= backoff[1]:
-                del self.too_many[host]
+        sent_ago = request.meta.get("download_latency", 0.0)  # the request went out that long ago
         if response.status in PAUSE_STATUSES and self.max_pause > 0:
             seconds = retry_after(response.headers.get(b"Retry-After"))
-            if seconds is None and response.status == 429:
-                # no word on how long: back off, doubling with each 429 in a row
-                count = (backoff or (0, 0.0))[0] + 1
-                seconds = min(max(self.delay_for(host), 1.0) * 2.0 ** (count - 1), self.max_pause)
-                self.too_many[host] = (count, time.monotonic() + seconds)
-            if seconds:
-                self.pause(host, min(seconds, self.max_pause), response.status)
+            if seconds is not None:
+                if seconds:
+                    self.pause(host, min(seconds, self.max_pause), response.status)
+            else:  # no word on how long: back off, doubling while the refusals go on
+                self._back_off(host, sent_ago, response.status)
+        elif host in self.backing_off and time.monotonic() - sent_ago >= self.backing_off[host]:
+            # sent after the back-off this worker knows of ended, and served: the count
+            # starts over (unless another worker's back-off began since)
+            if self._ask(self.frontier.end_back_off, host, sent_ago) if self.frontier else True:
+                del self.backing_off[host]
         return response
 
-    def pause(self, host: str, seconds: float, status: int) -> None:
+    def _back_off(self, host: str, sent_ago: float, status: int) -> None:
+        """A refusal without ``Retry-After``: the frontier counts the refusals in a row
+        (every worker's) and pauses the host for its delay (at least 1 s), doubled with
+        each; a refusal of a request already out when the last back-off began adds
+        nothing. While the frontier is unreachable, this worker pauses itself once."""
+        base = max(self.delay_for(host), 1.0)
+        seconds = None if self.frontier is None else self._ask(
+            self.frontier.back_off, host, sent_ago, base, self.max_pause)
+        shared = seconds is not None
+        if not shared:
+            seconds = base
+        now = time.monotonic()
+        if len(self.backing_off) >= LOCAL_GATES:
+            self.backing_off = {h: t for h, t in self.backing_off.items() if t + BACK_OFF_KEEP > now}
+        self.backing_off[host] = max(self.backing_off.get(host, now), now + seconds)
+        if seconds:
+            self.crawler.stats.inc_value("spitag/politeness/back_offs")
+            self.pause(host, min(seconds, self.max_pause), status, shared=not shared)
+
+    def pause(self, host: str, seconds: float, status: int, shared: bool = True) -> None:
         """Leave ``host`` alone for ``seconds``: this worker, and through the frontier
-        every worker."""
+        every worker (``shared``: tell the frontier; a back-off already did)."""
         now = time.monotonic()
         if now + seconds <= self.paused.get(host, 0.0):
             return
         if len(self.paused) >= LOCAL_GATES:
             self.paused = {h: t for h, t in self.paused.items() if t > now}
         self.paused[host] = now + seconds
-        if self.frontier is not None:
+        if shared and self.frontier is not None:
             self._ask(self.frontier.pause_host, host, seconds)
         self.crawler.stats.inc_value("spitag/politeness/retry_after_pauses")
         self.crawler.stats.max_value("spitag/politeness/retry_after_max_s", round(seconds, 3))

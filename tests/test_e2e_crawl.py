@@ -583,19 +583,60 @@ def test_a_host_asking_for_a_pause_is_left_alone_that_long(webserver: WebServer,
     assert run.stats.get("spitag/politeness/retry_after_pauses") == "1", run.describe()
 
 
-def test_a_host_refusing_without_retry_after_is_backed_off(webserver: WebServer, tmp_path: Path) -> None:
-    """429 with no ``Retry-After``, twice in a row for one page: the host is left alone
-    1 s, then 2 s (doubled), and the page is stored at the third try."""
-    site = RefusingSite(20, retry_after=None, times=2)
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_host_refusing_without_retry_after_is_backed_off(webserver: WebServer, tmp_path: Path, status: int) -> None:
+    """429 or 503 with no ``Retry-After``, twice in a row for one page: the host is left
+    alone 1 s, then 2 s (doubled), and the page is stored at the third try."""
+    site = RefusingSite(20, retry_after=None, times=2, status=status)
     webserver.add_site("busy.test", site)
     run = run_crawl(webserver, tmp_path, "http://busy.test/", settings={"SPITAG_STRATEGY": "bfs"})
     assert run.returncode == 0, run.describe()
     tries = [e for e in run.server_log if e.host == "busy.test" and e.path == site.refused]
-    assert [e.status for e in tries] == [429, 429, 200], run.describe()
+    assert [e.status for e in tries] == [status, status, 200], run.describe()
     assert 0.95 <= tries[1].time - tries[0].time and 1.95 <= tries[2].time - tries[1].time, tries
     assert run.items_by_url[f"http://busy.test{site.refused}"]["status"] == 200
+    assert run.stats.get("spitag/politeness/back_offs") == "2", run.describe()
     assert run.stats.get("spitag/politeness/retry_after_pauses") == "2", run.describe()
     assert run.stats.get("spitag/politeness/retry_after_max_s") == "2.0", run.describe()
+
+
+def test_refusals_of_downloads_already_out_back_off_once(webserver: WebServer, tmp_path: Path) -> None:
+    """Three of the four downloads running at once are refused (429, no ``Retry-After``):
+    one overload, so one pause of 1 s, not three that double (1, 2, 4 s). The refused
+    pages are asked again after it and stored."""
+    site = RefusingSite(20, refuse=2, burst=3, retry_after=None)
+    webserver.add_site("busy.test", site)
+    run = run_crawl(webserver, tmp_path, "http://busy.test/", settings={
+        "SPITAG_STRATEGY": "bfs", "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+    })
+    assert run.returncode == 0, run.describe()
+    log = [e for e in run.server_log if e.host == "busy.test" and e.path not in ("/", "/robots.txt")]
+    refused = [e for e in log if e.status == 429]
+    assert len(refused) == 3 and refused[-1].time - refused[0].time < 0.1, refused  # at once
+    assert run.stats.get("spitag/politeness/back_offs") == "1", run.describe()
+    assert run.stats.get("spitag/politeness/retry_after_max_s") == "1.0", run.describe()
+    after = site.after_refusal(log)
+    assert not [t for t in after if 0.6 < t < 0.95], after  # the downloads out answer within 0.2 s
+    assert len({e.path for e in log if e.status == 200}) == 20  # every page, the refused ones again
+    assert {e.path for e in refused} <= {e.path for e in log if e.status == 200 and e.time - refused[0].time >= 0.95}
+
+
+def test_refusals_of_requests_sent_after_a_back_off_double_it(webserver: WebServer, tmp_path: Path) -> None:
+    """The first request after each pause is refused again (429, no ``Retry-After``),
+    three times: pauses of 1, 2 and 4 s. The other requests sent with it, and served,
+    were sent before the new back-off ended: they do not start the count over."""
+    site = RefusingSite(40, refuse=6, retry_after=None, episodes=3)
+    webserver.add_site("busy.test", site)
+    run = run_crawl(webserver, tmp_path, "http://busy.test/", settings={
+        "SPITAG_STRATEGY": "bfs", "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+    })
+    assert run.returncode == 0, run.describe()
+    log = [e for e in run.server_log if e.host == "busy.test" and e.path not in ("/", "/robots.txt")]
+    refusals = [e.time for e in log if e.status == 429]
+    assert len(refusals) == 3, refusals
+    assert refusals[1] - refusals[0] >= 0.95 and refusals[2] - refusals[1] >= 1.95, refusals
+    assert run.stats.get("spitag/politeness/retry_after_max_s") == "4.0", run.describe()
+    assert len({e.path for e in log if e.status == 200}) == 40  # every page
 
 
 def slow_site_crawl(webserver: WebServer, tmp_path: Path, probe: bool) -> list[float]:

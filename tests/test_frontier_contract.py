@@ -532,6 +532,30 @@ def test_a_host_that_asked_for_a_pause_is_left_alone(make) -> None:
     assert b.pop(10) == [] and b.acquire("new.test", 0.0) > 4.0
 
 
+def test_refusals_in_a_row_double_the_back_off(make) -> None:
+    """``back_off`` (429 or 503 without Retry-After): the n-th refusal in a row pauses
+    the host base · 2^(n−1) s, at most the cap; a refusal of a request that was out
+    when the back-off began adds nothing; a request sent after it ended and served
+    starts the count over. Where workers share the frontier, the count is theirs."""
+    a = make(owner="w:1:a")
+    b = make(owner="w:2:b") if a.shares_hosts else a
+    a.push([entry("http://p.test/1"), entry("http://q.test/1")], "sum")
+    assert a.back_off("p.test", 0.05, 0.4, 10.0) == pytest.approx(0.4)
+    assert b.back_off("p.test", 0.05, 0.4, 10.0) == 0.0  # out before it began: same overload
+    assert [e.host for e in b.pop(10)] == ["q.test"]  # paused, as by pause_host
+    assert 0.2 < b.acquire("p.test", 0.0) <= 0.4
+    assert not b.end_back_off("p.test", 0.05)  # served, but sent before it ended: counted still
+    time.sleep(0.45)
+    assert b.back_off("p.test", 0.01, 0.4, 10.0) == pytest.approx(0.8)  # refused again: doubled
+    time.sleep(0.85)
+    assert a.back_off("p.test", 0.01, 0.4, 1.0) == pytest.approx(1.0)  # 1.6, capped
+    assert not a.end_back_off("p.test", 0.01)
+    time.sleep(1.05)
+    assert a.end_back_off("p.test", 0.01) and b.end_back_off("p.test", 0.01)  # the count went
+    assert b.back_off("p.test", 0.01, 0.4, 10.0) == pytest.approx(0.4)
+    assert a.end_back_off("q.test", 0.0)  # never refused: nothing to end
+
+
 def test_urls_survive_the_round_trip(make) -> None:
     f = make()
     urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]

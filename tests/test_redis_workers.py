@@ -158,6 +158,30 @@ def test_a_pause_one_worker_was_asked_for_holds_for_both(redis_url: str, tmp_pat
     assert sum(int(stats[n].get("spitag/politeness/retry_after_pauses", 0)) for n in "ab") == 1
 
 
+def test_refusals_in_a_row_double_the_back_off_whichever_worker_gets_them(redis_url: str, tmp_path: Path) -> None:
+    """429 with no ``Retry-After``, three times in a row (the first request after each
+    pause is refused again), to either of two workers: the host is left alone 1 s, 2 s,
+    then 4 s, by both. The count is the frontier's: counted by each worker alone, a
+    refusal that reached the other worker would start over at 1 s."""
+    site = RefusingSite(80, refuse=30, delay=0.3, retry_after=None, episodes=3)
+    with WebServer() as server:
+        server.add_site("busy.test", site)
+        args = ("-s", "CONCURRENT_REQUESTS_PER_DOMAIN=6")
+        procs = [worker(tmp_path, n, redis_url, server, "http://busy.test/", *args) for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+        log = [e for e in server.log if e.host == "busy.test"]
+    refusals = [e.time for e in log if e.status == 429]
+    assert len(refusals) == 3, refusals
+    assert refusals[1] - refusals[0] >= 0.95 and refusals[2] - refusals[1] >= 1.95, refusals
+    served = [e.time - refusals[2] for e in log if e.status == 200 and e.time > refusals[2]]
+    # what was out answers by ~0.35 s (0.3 s pages); then nothing until the 4 s are over
+    assert not [t for t in served if 0.8 < t < 4.0 - 0.1], served
+    assert len({e.path for e in log if e.status == 200 and e.path != "/"}) == 80  # every page
+    stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
+    assert sum(int(stats[n].get("spitag/politeness/back_offs", 0)) for n in "ab") == 3
+    assert max(float(stats[n].get("spitag/politeness/retry_after_max_s", 0)) for n in "ab") == 4.0
+
+
 def test_workers_on_machines_named_apart_keep_their_whole_backlog(redis_url: str, tmp_path: Path) -> None:
     """``SPITAG_MACHINE`` names the machine: two workers of one crawl told they run on
     two machines do not split the profile backlog, though they share this host name."""

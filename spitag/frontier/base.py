@@ -40,7 +40,10 @@ one (SQLite); the contract is the same:
 * ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done; per host; best waiting.
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
-  send them. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
+  send them. ``pause_host(host, seconds)`` — the host asked to be left alone
+  (``Retry-After``); ``back_off(host, sent_ago, base, cap)`` / ``end_back_off(host,
+  sent_ago)`` — a refusal without one: pauses that double while refusals go on, counted
+  for every worker. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
 * ``learn(observations, links)`` — the semantic scores of pages fetched, (host, score):
   the host ranking's S and n; and the *link evidence* the strategy found for hosts it
   had not fetched yet, ``(host, Σ log(1 + linking page's score), links, mask of linking
@@ -65,6 +68,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +79,15 @@ from spitag.linkevidence import MASK  # link evidence: the mask of linking hosts
 QUEUED, LEASED, DONE = 0, 1, 2
 COMBINES = ("sum", "max")
 HOST_RANKINGS = ("blend", "posterior")
+
+
+BACK_OFF_KEEP = 60.0  # seconds a host's refusals in a row are remembered after its back-off ends
+BACK_OFF_HOSTS = 4096  # hosts with a back-off count kept in a process before a clean-up
+
+
+def back_off_seconds(refusals: int, base: float, cap: float) -> float:
+    """The pause after ``refusals`` refusals in a row: ``base · 2^(refusals−1)``, at most ``cap``."""
+    return min(base * 2.0 ** min(refusals - 1, 30), cap)
 
 
 @dataclass(slots=True)
@@ -265,6 +278,7 @@ class Frontier(ABC):
         # whose CPUs this owner shares (spitag.machine); default: the owner's host name
         self.machine = machine or machine_of(owner)
         self.probe = probe  # a host with nothing done or learnt: one URL, then a wait (see pop)
+        self._back_offs: dict[str, tuple[int, float]] = {}  # host → (refusals, end): back_off
 
     def rank(self, best: float, score_sum: float = 0.0, pages: int = 0, estimate: float | None = None) -> float:
         """The rank of a host whose best queued priority is ``best`` and whose fetched
@@ -342,6 +356,42 @@ class Frontier(ABC):
         it is popped, its hard gate (``acquire``) stays shut and, where places are
         shared, none is given (``enter_host``), for ``seconds`` from now, for every
         worker. A later time already set stays."""
+
+    def back_off(self, host: str, sent_ago: float, base: float, cap: float) -> float:
+        """A request sent ``sent_ago`` seconds ago was refused with no word on how long
+        to wait (HTTP 429 or 503 without ``Retry-After``): pause the host
+        (``pause_host``) for ``base · 2^(n−1)`` seconds, at most ``cap``, n the refusals
+        in a row, counted for every worker; return those seconds. A request sent before
+        the last back-off ended was in flight when it began: its refusal is part of
+        that episode, and answers 0 (no new pause, n unchanged), so that a burst of
+        refusals of the downloads then running does not double the pause once each.
+        The count is forgotten ``BACK_OFF_KEEP`` seconds after the pause ends. This
+        default keeps it in the process (a frontier one worker owns); a shared
+        frontier keeps it for all its workers."""
+        now = time.monotonic()
+        refusals, end = self._back_offs.get(host, (0, 0.0))
+        if refusals and now - sent_ago < end:
+            return 0.0
+        if now > end + BACK_OFF_KEEP:  # no refusal for long: this one starts over
+            refusals = 0
+        seconds = back_off_seconds(refusals + 1, base, cap)
+        if len(self._back_offs) >= BACK_OFF_HOSTS:  # forget the hosts whose count has lapsed
+            self._back_offs = {h: v for h, v in self._back_offs.items() if v[1] + BACK_OFF_KEEP > now}
+        self._back_offs[host] = (refusals + 1, now + seconds)
+        self.pause_host(host, seconds)
+        return seconds
+
+    def end_back_off(self, host: str, sent_ago: float) -> bool:
+        """A request to ``host`` sent ``sent_ago`` seconds ago was served: if it was sent
+        after the host's last back-off ended, the refusals in a row are forgotten (the
+        next one starts at ``base`` again). True when the host has no count left."""
+        entry = self._back_offs.get(host)
+        if entry is None:
+            return True
+        if time.monotonic() - sent_ago < entry[1]:
+            return False
+        del self._back_offs[host]
+        return True
 
     # Shared per-host concurrency: ``CONCURRENT_REQUESTS_PER_DOMAIN`` for all workers
     # together (spitag.politeness). A frontier that one process uses has nothing to

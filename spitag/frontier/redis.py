@@ -59,7 +59,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   a place (token → when it first asked; token → when it is dropped unless it asks
   again): a free place goes to the longest waiting first, whichever worker frees it;
   ``pz:<host>`` string — until when the host asked to be left alone (``pause_host``,
-  Retry-After), expiring then;
+  Retry-After; ``back_off``), expiring then; ``bo:<host>`` hash — ``n``, the host's
+  refusals without Retry-After in a row, and ``end``, when the last back-off ends
+  (``back_off``), expiring ``BACK_OFF_KEEP`` seconds after that;
   ``rb:<host[:port]>`` string — the host's robots.txt as fetched by a worker
   (``keep_robots``, zlib-compressed), expiring after ``SPITAG_ROBOTS_TTL``;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
@@ -98,7 +100,16 @@ from urllib.parse import urlsplit
 import redis
 
 from spitag.errors import BackendUnavailableError, BadInputError, FrontierUnavailableError
-from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, PushResult, link_rows
+from spitag.frontier.base import (
+    BACK_OFF_KEEP,
+    Counts,
+    Entry,
+    Frontier,
+    HostState,
+    Learnt,
+    PushResult,
+    link_rows,
+)
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
@@ -785,23 +796,58 @@ redis.call('HSET', p .. 'hard', host, t + delay)
 return '0'
 """
 
-# ARGV: prefix, host, seconds. The host asked for a pause (Retry-After): neither popped
-# nor let through the hard gate nor given a place (``pz:<host>``, expiring with the
-# pause) before then; a later time already set stays.
-PAUSE_HOST = _COMMON + r"""
-local host = ARGV[2]
+# A pause (Retry-After, back-off): the host is neither popped nor let through the hard
+# gate nor given a place (``pz:<host>``, expiring with the pause) before ``til``; a
+# later time already set stays.
+_PAUSE = r"""
+local function pause(host, t, til)
+  local pz = p .. 'pz:' .. host
+  if til > tonumber(redis.call('GET', pz) or '0') then
+    redis.call('SET', pz, til, 'PX', math.ceil((til - t) * 1000))
+  end
+  if til > tonumber(redis.call('HGET', p .. 'hard', host) or '0') then redis.call('HSET', p .. 'hard', host, til) end
+  if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
+    redis.call('HSET', p .. 'next', host, til)
+    redis.call('ZADD', p .. 'ready', 'XX', til, host)
+  end
+end
+"""
+
+# ARGV: prefix, host, seconds. The host asked for a pause (Retry-After).
+PAUSE_HOST = _COMMON + _PAUSE + r"""
 local t = now()
-local til = t + tonumber(ARGV[3])
-local pz = p .. 'pz:' .. host
-if til > tonumber(redis.call('GET', pz) or '0') then
-  redis.call('SET', pz, til, 'PX', math.ceil((til - t) * 1000))
-end
-if til > tonumber(redis.call('HGET', p .. 'hard', host) or '0') then redis.call('HSET', p .. 'hard', host, til) end
-if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
-  redis.call('HSET', p .. 'next', host, til)
-  redis.call('ZADD', p .. 'ready', 'XX', til, host)
-end
+pause(ARGV[2], t, t + tonumber(ARGV[3]))
 return 0
+"""
+
+# ARGV: prefix, host, sent_ago, base, cap, keep. A refusal with no Retry-After of a
+# request sent sent_ago seconds ago (Frontier.back_off): the n-th in a row pauses the
+# host base * 2^(n-1) seconds (at most cap); the reply, '0' for a request sent before
+# the last back-off ended (the same episode: no new pause). ``bo:<host>`` keeps n and
+# the end, for keep seconds after it.
+BACK_OFF = _COMMON + _PAUSE + r"""
+local host = ARGV[2]
+local key = p .. 'bo:' .. host
+local t = now()
+local n, ends = unpack(redis.call('HMGET', key, 'n', 'end'))
+n = tonumber(n or '0')
+if n > 0 and t - tonumber(ARGV[3]) < tonumber(ends) then return '0' end
+local s = math.min(tonumber(ARGV[4]) * 2 ^ math.min(n, 30), tonumber(ARGV[5]))
+redis.call('HSET', key, 'n', n + 1, 'end', t + s)
+redis.call('PEXPIRE', key, math.ceil((s + tonumber(ARGV[6])) * 1000))
+pause(host, t, t + s)
+return tostring(s)
+"""
+
+# ARGV: prefix, host, sent_ago. A request sent sent_ago seconds ago was served: after
+# the last back-off ended, the count goes. 1 = no count left.
+END_BACK_OFF = _COMMON + r"""
+local key = p .. 'bo:' .. ARGV[2]
+local ends = redis.call('HGET', key, 'end')
+if not ends then return 1 end
+if now() - tonumber(ARGV[3]) < tonumber(ends) then return 0 end
+redis.call('DEL', key)
+return 1
 """
 
 # ARGV: prefix, host, token, limit, hold, turn. A place among the host's downloads of
@@ -1089,6 +1135,8 @@ class RedisFrontier(Frontier):
         self._requeue, self._renew, self._learn = register(REQUEUE), register(RENEW), register(LEARN)
         self._acquire, self._next_ready = register(ACQUIRE), register(NEXT_READY)
         self._pause_host = register(PAUSE_HOST)
+        self._back_off = register(BACK_OFF)
+        self._end_back_off = register(END_BACK_OFF)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
@@ -1195,6 +1243,14 @@ class RedisFrontier(Frontier):
     @_transient
     def pause_host(self, host: str, seconds: float) -> None:
         self._pause_host(args=[self.prefix, host, seconds])
+
+    @_transient
+    def back_off(self, host: str, sent_ago: float, base: float, cap: float) -> float:
+        return float(self._back_off(args=[self.prefix, host, sent_ago, base, cap, BACK_OFF_KEEP]))
+
+    @_transient
+    def end_back_off(self, host: str, sent_ago: float) -> bool:
+        return bool(self._end_back_off(args=[self.prefix, host, sent_ago]))
 
     @_transient
     def enter_host(self, host: str, token: str, limit: int, hold: float) -> int:

@@ -66,21 +66,29 @@ class CountingSite:
 
 
 class RefusingSite:
-    """Pages of ``delay`` seconds; the ``refuse``-th page asked for is refused with 429
-    Too Many Requests (and ``Retry-After: {retry_after}`` unless None), ``times`` times
-    in a row, and served on any later request."""
+    """Pages of ``delay`` seconds; the ``refuse``-th page asked for (and the ``burst`` − 1
+    after it) is refused with ``status`` (429 Too Many Requests, or 503) and
+    ``Retry-After: {retry_after}`` unless None, ``times`` times in a row, and served on
+    any later request. With ``episodes`` > 1, the first request that comes 0.5 s or more
+    after a refusal is refused too (once), until there have been that many."""
 
     PAGE = '<html><head><meta name="description" content="x"></head><body>x</body></html>'
 
     def __init__(self, pages: int, refuse: int = 3, delay: float = 0.2,
-                 retry_after: str | None = "3", times: int = 1) -> None:
+                 retry_after: str | None = "3", times: int = 1, status: int = 429, burst: int = 1,
+                 episodes: int = 1) -> None:
         self.pages = pages
         self.refuse = refuse
+        self.burst = burst
         self.delay = delay
+        self.status = status
         self.headers = [("Retry-After", retry_after)] if retry_after is not None else []
-        self.left = times
+        self.times = times
+        self.left: dict[str, int] = {}  # refused path → refusals still to come
         self.asked = 0
-        self.refused: str | None = None
+        self.refused: str | None = None  # the first page refused
+        self.episodes = episodes
+        self.last_refusal: float | None = None
         self.lock = threading.Lock()
 
     def respond(self, target: str) -> Response:
@@ -91,16 +99,22 @@ class RefusingSite:
             return Response.not_found()
         with self.lock:
             self.asked += 1
-            if self.asked == self.refuse:
-                self.refused = target
-            if target == self.refused and self.left > 0:
-                self.left -= 1
-                return Response.html("slow down", status=429, headers=self.headers)
+            if self.refuse <= self.asked < self.refuse + self.burst:
+                self.refused = self.refused or target
+                self.left.setdefault(target, self.times)
+            now = time.monotonic()
+            if self.episodes > 1 and self.last_refusal is not None and now - self.last_refusal >= 0.5:
+                self.episodes -= 1
+                self.left[target] = self.left.get(target, 0) + 1
+            if self.left.get(target, 0) > 0:
+                self.left[target] -= 1
+                self.last_refusal = now
+                return Response.html("slow down", status=self.status, headers=self.headers)
         return Response.html(self.PAGE, delay=self.delay)
 
     def after_refusal(self, log: list) -> list[float]:
         """Seconds from the refusal to each later answer of the site's pages (``log``:
         the server's entries for this site)."""
         pages = [e for e in log if e.path not in ("/", "/robots.txt")]
-        refusal = next(e for e in pages if e.status == 429)
+        refusal = next(e for e in pages if e.status == self.status)
         return [e.time - refusal.time for e in pages if e.time > refusal.time]
