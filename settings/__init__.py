@@ -56,7 +56,12 @@ DOWNLOADER_MIDDLEWARES = {
 ITEM_PIPELINES = {"pipelines.store.StorePipeline": 300}
 # Live progress: a log line every SPITAG_PROGRESS_INTERVAL seconds (0: none) and, on a
 # terminal, a live display: SPITAG_PROGRESS = auto (when stderr is a TTY) | on | off.
-EXTENSIONS = {"spitag.progress.Progress": 500}
+EXTENSIONS = {
+    "spitag.progress.Progress": 500,
+    # AUTOTHROTTLE_* settings are applied by the politeness gate, for every worker
+    # together (spitag.throttle); Scrapy's extension would space each worker again
+    "scrapy.extensions.throttle.AutoThrottle": None,
+}
 SPITAG_PROGRESS = _env("SPITAG_PROGRESS", "auto")
 SPITAG_PROGRESS_INTERVAL = _env("SPITAG_PROGRESS_INTERVAL", "60")
 FEED_EXPORT_ENCODING = "utf-8"

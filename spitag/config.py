@@ -89,6 +89,10 @@ class CrawlConfig:
 
         RecrawlPolicy.from_settings(settings)
         _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
+        if _flag(settings, "AUTOTHROTTLE_ENABLED"):  # (Scrapy would turn it off silently)
+            _number(settings, "AUTOTHROTTLE_TARGET_CONCURRENCY", float, minimum=0.01)
+            _number(settings, "AUTOTHROTTLE_START_DELAY", float, minimum=0.0)
+            _number(settings, "AUTOTHROTTLE_MAX_DELAY", float, minimum=0.0)
         if settings.get("SPITAG_PAGE_BUDGET") not in (None, ""):
             _number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)
         return config

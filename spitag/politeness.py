@@ -31,6 +31,10 @@ worker gets it (``Frontier.back_off``): the requests that were out when a back-o
 began add nothing to it, and a request sent after it ended and served ends the run.
 Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked.
 
+With ``AUTOTHROTTLE_ENABLED``, a host's delay follows the latency of its answers, by
+Scrapy's AutoThrottle rule (``spitag.throttle``), and the gate spaces every worker's
+requests by it: the target concurrency is the site's, not each worker's.
+
 While the frontier is unreachable, politeness falls back to what this worker alone
 knows (its own places, its own spacing), and the crawl goes on.
 """
@@ -55,6 +59,7 @@ from spitag.aio import running_reactor
 from spitag.errors import FrontierUnavailableError
 from spitag.frontier.base import BACK_OFF_KEEP
 from spitag.signals import frontier_opened
+from spitag.throttle import HostThrottle
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -130,6 +135,8 @@ class PolitenessMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.default_delay = host_delay_setting(crawler.settings)
+        self.throttle = HostThrottle.from_settings(crawler.settings, self.default_delay)
+        self.throttle_debug = crawler.settings.getbool("AUTOTHROTTLE_DEBUG")
         self.frontier: Frontier | None = None
         self.delays: dict[str, float] = {}
         self.loaded = 0.0
@@ -199,6 +206,8 @@ class PolitenessMiddleware:
         return result
 
     def delay_for(self, host: str) -> float:
+        """The host's delay: its own (robots.txt Crawl-delay) or the default, or the one
+        AutoThrottle set from its latency when that is longer."""
         if self.frontier is None:
             return 0.0
         now = time.monotonic()
@@ -207,7 +216,8 @@ class PolitenessMiddleware:
             if delays is not None:  # (unreachable: the delays known so far hold)
                 self.delays = delays
             self.loaded = now
-        return self.delays.get(host, self.default_delay)
+        delay = self.delays.get(host, self.default_delay)
+        return delay if self.throttle is None else max(delay, self.throttle.delay(host))
 
     def _robots_parsed(self, robotparser: Any, request: Request, **_: Any) -> None:
         """robots.txt Crawl-delay (which Scrapy itself ignores) sets the host's delay."""
@@ -370,6 +380,9 @@ class PolitenessMiddleware:
         self._give_back(request)  # (already given back, unless a later middleware answered)
         host = urlparse_cached(request).hostname or ""
         sent_ago = request.meta.get("download_latency", 0.0)  # the request went out that long ago
+        if self.throttle is not None and "download_latency" in request.meta:
+            if request.meta.get("autothrottle_dont_adjust_delay") is not True:  # (Scrapy's key)
+                self._throttle(host, sent_ago, response)
         if response.status in PAUSE_STATUSES and self.max_pause > 0:
             seconds = retry_after(response.headers.get(b"Retry-After"))
             if seconds is not None:
@@ -383,6 +396,14 @@ class PolitenessMiddleware:
             if self._ask(self.frontier.end_back_off, host, sent_ago) if self.frontier else True:
                 del self.backing_off[host]
         return response
+
+    def _throttle(self, host: str, latency: float, response: Any) -> None:
+        """AutoThrottle: the host's delay follows its latency (``spitag.throttle``)."""
+        old, new = self.throttle.adjust(host, latency, response.status)
+        self.crawler.stats.max_value("spitag/politeness/autothrottle_delay_max_s", round(new, 3))
+        if self.throttle_debug:
+            logger.info("autothrottle: %s | delay: %5d ms (%+d) | latency: %5d ms | size: %6d bytes",
+                        host, new * 1000, (new - old) * 1000, latency * 1000, len(response.body))
 
     def _back_off(self, host: str, sent_ago: float, status: int) -> None:
         """A refusal without ``Retry-After``: the frontier counts the refusals in a row

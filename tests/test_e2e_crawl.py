@@ -539,6 +539,20 @@ def test_one_site_never_gets_more_downloads_at_once_than_allowed(
     assert site.most == 3, site.most  # reached, never passed
 
 
+def test_autothrottle_spaces_a_slow_site_by_its_latency(webserver: WebServer, tmp_path: Path) -> None:
+    """``AUTOTHROTTLE_ENABLED`` with a target of 1: the site's delay follows its 0.3 s
+    answers, so about one page is served at a time, though 4 places are allowed."""
+    site = CountingSite()
+    webserver.add_site("one.test", site)
+    run = run_crawl(webserver, tmp_path, "http://one.test/", settings={
+        "AUTOTHROTTLE_ENABLED": True, "AUTOTHROTTLE_TARGET_CONCURRENCY": 1, "AUTOTHROTTLE_START_DELAY": 0.3, "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+    })
+    assert run.returncode == 0, run.describe()
+    assert run.stats.get("spitag/frontier/acked") == "41", run.describe()
+    assert site.mean < 1.4, (site.mean, site.most)  # without the setting: 3.5
+    assert 0.25 <= float(run.stats["spitag/politeness/autothrottle_delay_max_s"]) <= 1.0, run.describe()
+
+
 def test_a_slow_site_does_not_hold_up_the_others(webserver: WebServer, tmp_path: Path) -> None:
     """Requests a site cannot take yet (its places all busy) must not fill the
     downloader: a slow site (0.6 s an answer, 2 at a time) gets no more of this worker's

@@ -1,4 +1,5 @@
-"""Per-host concurrency held by SpiTag itself (spitag.politeness.HostConcurrency)."""
+"""Politeness held by SpiTag itself: per-host concurrency (HostConcurrency),
+Retry-After, AutoThrottle (spitag.throttle)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import email.utils
 from datetime import datetime, timedelta, timezone
 
 from spitag.politeness import HostConcurrency, retry_after
+from spitag.throttle import HostThrottle
 
 
 def test_places_are_handed_over_first_come_first_served() -> None:
@@ -46,3 +48,21 @@ def test_retry_after_reads_seconds_and_dates() -> None:
     later = email.utils.format_datetime(datetime.now(timezone.utc) + timedelta(seconds=90), usegmt=True)
     assert 85.0 < retry_after(later.encode()) <= 90.0
     assert [retry_after(v) for v in (None, b"", b"soon", b"-5", b"1.5")] == [None] * 5
+
+
+def test_autothrottle_delays_follow_latency_by_scrapys_rule() -> None:
+    """``HostThrottle`` (AUTOTHROTTLE_*): target = latency / target concurrency; the
+    new delay is the larger of the target and the mean of old and target, within the
+    bounds; an answer other than 200 never lowers it. Hand-computed."""
+    throttle = HostThrottle(target_concurrency=2.0, min_delay=0.1, max_delay=3.0, start_delay=1.0)
+    assert throttle.delay("a") == 1.0  # a host starts at the start delay
+    assert throttle.adjust("a", 0.4, 200) == (1.0, 0.6)  # target 0.2: mean (1.0 + 0.2) / 2
+    assert throttle.adjust("a", 2.0, 200) == (0.6, 1.0)  # target 1.0 above the mean 0.8
+    assert throttle.adjust("a", 0.0, 404) == (1.0, 1.0)  # a fast error page lowers nothing
+    assert throttle.adjust("a", 8.0, 503) == (1.0, 3.0)  # a slow one raises it, to the cap
+    assert throttle.adjust("b", 0.0, 200) == (1.0, 0.5)
+    assert throttle.adjust("b", 0.0, 200)[1] == 0.25
+    assert throttle.adjust("b", 0.0, 200)[1] == 0.125
+    assert throttle.adjust("b", 0.0, 200)[1] == 0.1  # not below the host's own delay
+    assert throttle.delay("a") == 3.0 and throttle.delay("b") == 0.1
+    assert HostThrottle(1.0, min_delay=2.0, max_delay=1.0, start_delay=0.0).start_delay == 2.0

@@ -182,6 +182,23 @@ def test_refusals_in_a_row_double_the_back_off_whichever_worker_gets_them(redis_
     assert max(float(stats[n].get("spitag/politeness/retry_after_max_s", 0)) for n in "ab") == 4.0
 
 
+def test_autothrottle_targets_the_crawl_not_each_worker(redis_url: str, tmp_path: Path) -> None:
+    """Scrapy's ``AUTOTHROTTLE_*`` settings, two workers: the delay AutoThrottle sets
+    from the answers' latency (0.3 s pages, target 1) spaces the requests of both
+    workers together (the frontier's gate), so about one page at a time is served on
+    average, not one per worker."""
+    site = CountingSite(40)
+    with WebServer() as server:
+        server.add_site("slow.test", site)
+        args = ("-s", "AUTOTHROTTLE_ENABLED=True", "-s", "AUTOTHROTTLE_TARGET_CONCURRENCY=1",
+                "-s", "AUTOTHROTTLE_START_DELAY=0.3")
+        procs = [worker(tmp_path, n, redis_url, server, "http://slow.test/", *args) for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+    assert len(stored(tmp_path, "a", "b")) == 41  # every page, once
+    assert stored(tmp_path, "a") and stored(tmp_path, "b")  # both worked
+    assert site.mean < 1.4, (site.mean, site.most)
+
+
 def test_workers_on_machines_named_apart_keep_their_whole_backlog(redis_url: str, tmp_path: Path) -> None:
     """``SPITAG_MACHINE`` names the machine: two workers of one crawl told they run on
     two machines do not split the profile backlog, though they share this host name."""

@@ -41,14 +41,23 @@ def tree_paths(pages: int) -> set[str]:
 
 
 class CountingSite:
-    """A site of slow pages (0.3 s) that counts its downloads running at once; its
-    home links to ``pages`` of them, and it has a robots.txt."""
+    """A site of slow pages (0.3 s) that counts its downloads running at once (the
+    most, and on average from the first page's start to the last one's end); its home
+    links to ``pages`` of them, and it has a robots.txt."""
 
     def __init__(self, pages: int = 40) -> None:
         self.pages = pages
         self.running = 0
         self.most = 0
+        self.busy = 0.0  # seconds of pages served, summed
+        self.first: float | None = None
+        self.last = 0.0
         self.lock = threading.Lock()
+
+    @property
+    def mean(self) -> float:
+        """Pages served at once, on average, from the first page's start to the last one's end."""
+        return self.busy / (self.last - self.first) if self.first is not None else 0.0
 
     def respond(self, target: str) -> Response:
         if target == "/robots.txt":
@@ -59,9 +68,13 @@ class CountingSite:
         with self.lock:
             self.running += 1
             self.most = max(self.most, self.running)
+            start = time.monotonic()
+            self.first = start if self.first is None else self.first
         time.sleep(0.3)
         with self.lock:
             self.running -= 1
+            self.last = time.monotonic()
+            self.busy += self.last - start
         return Response.html('<html><head><meta name="description" content="slow"></head><body>x</body></html>')
 
 
