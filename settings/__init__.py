@@ -105,9 +105,13 @@ SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
 # (RFC 9309: at most a day); 0: each process fetches its own, as in plain Scrapy.
 SPITAG_ROBOTS_TTL = _env("SPITAG_ROBOTS_TTL", "86400")
 # A host answering 429 or 503 with Retry-After is left alone that long (at most this
-# many seconds), by every worker; a 429 without it backs the host off (1 s, 2 s, 4 s, …
-# within the same cap); 0: no pause, as in plain Scrapy.
+# many seconds), by every worker; a 429 or 503 without it backs the host off (1 s, 2 s,
+# 4 s, … within the same cap); 0: no pause, as in plain Scrapy.
 SPITAG_MAX_RETRY_AFTER = _env("SPITAG_MAX_RETRY_AFTER", "120")
+# A page refused with 429 or 503 is asked again, after the host's pause, up to this many
+# times (RETRY_TIMES, if more) before it is stored with that status: a host that limits
+# its rate costs time, not pages. Needs SPITAG_MAX_RETRY_AFTER > 0.
+SPITAG_REFUSAL_RETRIES = _env("SPITAG_REFUSAL_RETRIES", "8")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
 SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
 SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")

@@ -85,6 +85,7 @@ class CrawlConfig:
         _number(settings, "SPITAG_LINK_EVIDENCE", float, minimum=0.0, maximum=100.0)
         _number(settings, "SPITAG_ROBOTS_TTL", float, minimum=0.0, maximum=86400.0 * 365)
         _number(settings, "SPITAG_MAX_RETRY_AFTER", float, minimum=0.0, maximum=86400.0)
+        _number(settings, "SPITAG_REFUSAL_RETRIES", int, minimum=0, maximum=100)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

@@ -29,7 +29,10 @@ retry of the refused one among them. A 429 or 503 without ``Retry-After`` pauses
 host for its delay (at least 1 s), doubled with each such refusal in a row, whichever
 worker gets it (``Frontier.back_off``): the requests that were out when a back-off
 began add nothing to it, and a request sent after it ended and served ends the run.
-Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked.
+Scrapy's ``RetryMiddleware`` retries at once, whatever the server asked, and gives
+up after ``RETRY_TIMES`` (2); a refused page is asked again, each time after the
+pause, up to ``SPITAG_REFUSAL_RETRIES`` times (8), so that a host limiting its rate
+costs time, not pages.
 
 With ``AUTOTHROTTLE_ENABLED``, a host's delay follows the latency of its answers, by
 Scrapy's AutoThrottle rule (``spitag.throttle``), and the gate spaces every worker's
@@ -152,6 +155,7 @@ class PolitenessMiddleware:
         self.unreleased: list[tuple[str, str]] = []
         self.napping: dict[str, dict[Deferred, Any]] = {}  # host → its requests waiting in line
         self.max_pause = max(crawler.settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0)
+        self.refusal_retries = refusal_retries(crawler.settings)
         self.paused: dict[str, float] = {}  # host → until when (monotonic) it asked to be left alone
         # host → when (monotonic) the last back-off this worker knows of ends (back_off)
         self.backing_off: dict[str, float] = {}
@@ -384,6 +388,10 @@ class PolitenessMiddleware:
             if request.meta.get("autothrottle_dont_adjust_delay") is not True:  # (Scrapy's key)
                 self._throttle(host, sent_ago, response)
         if response.status in PAUSE_STATUSES and self.max_pause > 0:
+            # asked again after the pause, more times than a broken page would be
+            # (RetryMiddleware, after this middleware, reads it; its copy keeps it)
+            tries = request.meta.get("max_retry_times", self.crawler.settings.getint("RETRY_TIMES"))
+            request.meta["max_retry_times"] = max(tries, self.refusal_retries)
             seconds = retry_after(response.headers.get(b"Retry-After"))
             if seconds is not None:
                 if seconds:
@@ -393,7 +401,8 @@ class PolitenessMiddleware:
         elif host in self.backing_off and time.monotonic() - sent_ago >= self.backing_off[host]:
             # sent after the back-off this worker knows of ended, and served: the count
             # starts over (unless another worker's back-off began since)
-            if self._ask(self.frontier.end_back_off, host, sent_ago) if self.frontier else True:
+            ended = True if self.frontier is None else self._ask(self.frontier.end_back_off, host, sent_ago)
+            if ended:
                 del self.backing_off[host]
         return response
 
@@ -413,8 +422,8 @@ class PolitenessMiddleware:
         base = max(self.delay_for(host), 1.0)
         seconds = None if self.frontier is None else self._ask(
             self.frontier.back_off, host, sent_ago, base, self.max_pause)
-        shared = seconds is not None
-        if not shared:
+        counted = seconds is not None  # (and the frontier paused the host)
+        if not counted:
             seconds = base
         now = time.monotonic()
         if len(self.backing_off) >= LOCAL_GATES:
@@ -422,7 +431,7 @@ class PolitenessMiddleware:
         self.backing_off[host] = max(self.backing_off.get(host, now), now + seconds)
         if seconds:
             self.crawler.stats.inc_value("spitag/politeness/back_offs")
-            self.pause(host, min(seconds, self.max_pause), status, shared=not shared)
+            self.pause(host, min(seconds, self.max_pause), status, shared=not counted)
 
     def pause(self, host: str, seconds: float, status: int, shared: bool = True) -> None:
         """Leave ``host`` alone for ``seconds``: this worker, and through the frontier
@@ -442,6 +451,14 @@ class PolitenessMiddleware:
     def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
         self._give_back(request)
         return None
+
+
+def refusal_retries(settings: Any) -> int:
+    """How many times a page refused with 429 or 503 is asked again:
+    ``SPITAG_REFUSAL_RETRIES``, while pauses are on (``SPITAG_MAX_RETRY_AFTER`` > 0)."""
+    if settings.getfloat("SPITAG_MAX_RETRY_AFTER") <= 0:
+        return 0
+    return max(settings.getint("SPITAG_REFUSAL_RETRIES"), 0)
 
 
 def retry_after(value: bytes | None) -> float | None:

@@ -43,7 +43,7 @@ from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier
 from spitag.machine import this_machine
 from spitag.pace import UnscoredLimit
-from spitag.politeness import host_delay_setting
+from spitag.politeness import host_delay_setting, refusal_retries
 from spitag.recrawl import RecrawlPolicy, plan_recrawl
 from spitag.scoring import SEED_PRIORITY
 from spitag.signals import batch_stored, frontier_opened, url_settled
@@ -96,8 +96,8 @@ class FrontierScheduler(BaseScheduler):
         self.rescored_at = -float("inf")
         self.seed_hosts: set[str] = set()  # hosts of seeds: seeds stay first, never re-ranked
         # A lease is renewed while its download may still legitimately be running: every
-        # try, and the pauses a host may ask for between them (Retry-After).
-        retries = settings.getint("RETRY_TIMES")
+        # try, and the pauses a host may ask for between them (Retry-After, back-off).
+        retries = max(settings.getint("RETRY_TIMES"), refusal_retries(settings))
         self.max_fetch_seconds = (
             (retries + 1) * settings.getfloat("DOWNLOAD_TIMEOUT")
             + retries * max(settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0) + 120

@@ -545,7 +545,8 @@ def test_autothrottle_spaces_a_slow_site_by_its_latency(webserver: WebServer, tm
     site = CountingSite()
     webserver.add_site("one.test", site)
     run = run_crawl(webserver, tmp_path, "http://one.test/", settings={
-        "AUTOTHROTTLE_ENABLED": True, "AUTOTHROTTLE_TARGET_CONCURRENCY": 1, "AUTOTHROTTLE_START_DELAY": 0.3, "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+        "AUTOTHROTTLE_ENABLED": True, "AUTOTHROTTLE_TARGET_CONCURRENCY": 1, "AUTOTHROTTLE_START_DELAY": 0.3,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
     })
     assert run.returncode == 0, run.describe()
     assert run.stats.get("spitag/frontier/acked") == "41", run.describe()
@@ -612,6 +613,27 @@ def test_a_host_refusing_without_retry_after_is_backed_off(webserver: WebServer,
     assert run.stats.get("spitag/politeness/back_offs") == "2", run.describe()
     assert run.stats.get("spitag/politeness/retry_after_pauses") == "2", run.describe()
     assert run.stats.get("spitag/politeness/retry_after_max_s") == "2.0", run.describe()
+
+
+@pytest.mark.parametrize("retries, stored", [(None, 200), (0, 429)])
+def test_a_page_refused_many_times_is_not_lost(webserver: WebServer, tmp_path: Path, retries, stored) -> None:
+    """A page refused five times in a row (429, ``Retry-After: 1``) is asked again after
+    each pause (``SPITAG_REFUSAL_RETRIES``, 8) and stored with its page, where Scrapy's
+    ``RETRY_TIMES`` (2) would give up at the third refusal and store the 429."""
+    site = RefusingSite(10, retry_after="1", times=5)
+    webserver.add_site("busy.test", site)
+    settings = {"SPITAG_STRATEGY": "bfs"}
+    if retries is not None:
+        settings["SPITAG_REFUSAL_RETRIES"] = retries
+    run = run_crawl(webserver, tmp_path, "http://busy.test/", settings=settings)
+    assert run.returncode == 0, run.describe()
+    tries = [e for e in run.server_log if e.host == "busy.test" and e.path == site.refused]
+    assert run.items_by_url[f"http://busy.test{site.refused}"]["status"] == stored
+    if stored == 200:
+        assert [e.status for e in tries] == [429] * 5 + [200], tries
+        assert all(b.time - a.time >= 0.95 for a, b in zip(tries, tries[1:])), tries
+    else:  # Scrapy's own limit
+        assert [e.status for e in tries] == [429] * 3, tries
 
 
 def test_refusals_of_downloads_already_out_back_off_once(webserver: WebServer, tmp_path: Path) -> None:
