@@ -27,6 +27,7 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import deque
 from datetime import datetime, timezone
@@ -69,6 +70,20 @@ BUSY_POLL = 0.1  # seconds between pops while the only ready hosts are busy (_wa
 RESCORE_MAX = 2_000  # hosts re-ranked at once (~20 ms of the reactor); more go round in slices
 
 
+def urls_per_host(settings: Any) -> int:
+    """How many of a host's URLs this worker may have on their way to a download at
+    once: ``CONCURRENT_REQUESTS_PER_DOMAIN``; with AutoThrottle, no more than its
+    target concurrency can use, plus one waiting at the gate (spitag.throttle spaces
+    the host's requests so that about that many are in progress): more would only
+    wait in Scrapy's downloader, where they count against ``CONCURRENT_REQUESTS`` and
+    hold up every other host."""
+    per_host = max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1)
+    if settings.getbool("AUTOTHROTTLE_ENABLED"):
+        target = settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY")
+        per_host = min(per_host, math.ceil(target) + 1)
+    return per_host
+
+
 class FrontierScheduler(BaseScheduler):
     def __init__(self, crawler: Crawler) -> None:
         settings = crawler.settings
@@ -81,10 +96,7 @@ class FrontierScheduler(BaseScheduler):
         self.pop_batch = config.pop_batch
         # SPITAG_MAX_UNSCORED, adapted to what keeps the profile pool fed (spitag.pace)
         self.unscored = UnscoredLimit(config.max_unscored, config.max_backlog)
-        self.politeness = Politeness(
-            delay=host_delay_setting(settings),
-            per_host=max(settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"), 1),
-        )
+        self.politeness = Politeness(delay=host_delay_setting(settings), per_host=urls_per_host(settings))
         self.host_weight = config.host_weight
         self.score_half = settings.getfloat("SPITAG_SCORE_HALF")
         self.host_prior = config.host_prior

@@ -598,6 +598,36 @@ def test_a_host_asking_for_a_pause_is_left_alone_that_long(webserver: WebServer,
     assert run.stats.get("spitag/politeness/retry_after_pauses") == "1", run.describe()
 
 
+def test_throttled_sites_do_not_fill_the_downloader(webserver: WebServer, tmp_path: Path) -> None:
+    """AutoThrottle keeps three slow sites at one request a second (target 0.25, 0.3 s
+    pages, delay capped at 1 s): this worker holds at most 2 of each site's URLs (the
+    target, rounded up, plus one at the gate), not 4 that would wait there, so a fast
+    site linked from the same page gets the downloader's other places meanwhile."""
+    slow = [f"slow{n}.test" for n in range(3)]
+    links = " ".join(f'<a href="http://{h}/{i}">{h}{i}</a>' for h in slow for i in range(6))
+    links += " ".join(f'<a href="http://fast.test/{i}">f{i}</a>' for i in range(24))
+    webserver.add_site("hub.test", DictSite({"/": f"<html><body>{links}</body></html>"}))
+    page = '<html><head><meta name="description" content="x"></head><body>x</body></html>'
+    for host in slow:
+        webserver.add_site(host, DictSite({f"/{i}": Response.html(page, delay=0.3) for i in range(6)}))
+    webserver.add_site("fast.test", DictSite({f"/{i}": Response.html(page) for i in range(24)}))
+    run = run_crawl(webserver, tmp_path, "http://hub.test/", settings={
+        "SPITAG_STRATEGY": "bfs", "SPITAG_SCOPE": "any", "CONCURRENT_REQUESTS": 8,
+        "AUTOTHROTTLE_ENABLED": True, "AUTOTHROTTLE_TARGET_CONCURRENCY": 0.25,
+        "AUTOTHROTTLE_START_DELAY": 1.0, "AUTOTHROTTLE_MAX_DELAY": 1.0,
+    })
+    assert run.returncode == 0, run.describe()
+    assert run.stats.get("spitag/frontier/acked") == "43", run.describe()  # every page, once
+    pages = [e for e in run.server_log if e.path != "/robots.txt"]
+    slow_times = sorted(e.time for e in pages if e.host in slow)
+    fast_times = sorted(e.time for e in pages if e.host == "fast.test")
+    assert len(slow_times) == 18 and len(fast_times) == 24
+    # measured: the fast site done 3.0 s in, the slow ones 5.0 s; holding 4 URLs of
+    # each slow site, most of them waiting at its gate, the fast site was done 6.6 s
+    # in, after the slow ones (6.3 s)
+    assert fast_times[-1] < slow_times[-1] - 1.0, (fast_times[-1] - slow_times[0], slow_times[-1] - slow_times[0])
+
+
 @pytest.mark.parametrize("status", [429, 503])
 def test_a_host_refusing_without_retry_after_is_backed_off(webserver: WebServer, tmp_path: Path, status: int) -> None:
     """429 or 503 with no ``Retry-After``, twice in a row for one page: the host is left
