@@ -112,6 +112,13 @@ SPITAG_MAX_RETRY_AFTER = _env("SPITAG_MAX_RETRY_AFTER", "120")
 # times (RETRY_TIMES, if more) before it is stored with that status: a host that limits
 # its rate costs time, not pages. Needs SPITAG_MAX_RETRY_AFTER > 0.
 SPITAG_REFUSAL_RETRIES = _env("SPITAG_REFUSAL_RETRIES", "8")
+# A host that fails this many downloads in a row (no answer: timeouts, refused or lost
+# connections, DNS failures; or a gateway's 502, 504, 522, 524), counted by each worker,
+# is set aside as down for SPITAG_HOST_DOWN_SECONDS: its URLs wait in the frontier, are
+# not fetched meanwhile, and do not keep the crawl going; a later run tries them
+# again. 0: never (every URL of a dead host costs its retries and timeouts).
+SPITAG_HOST_FAILURES = _env("SPITAG_HOST_FAILURES", "5")
+SPITAG_HOST_DOWN_SECONDS = _env("SPITAG_HOST_DOWN_SECONDS", "600")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
 SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
 SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")

@@ -27,10 +27,11 @@ from spitag.config import CrawlConfig
 from spitag.filters import UrlFilter
 from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
 from spitag.offload import ProfilePool
+from spitag.politeness import HostDown
 from spitag.record import failure_item, profile_job, response_item
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds, raw_seeds
-from spitag.signals import url_settled
+from spitag.signals import url_set_aside, url_settled
 from spitag.sitemaps import robots_sitemaps, sitemap_locations
 from spitag.urls import Scope, cached_normalizer, host_of, session_params
 
@@ -272,6 +273,10 @@ class SpitagSpider(scrapy.Spider):
             self.stats.inc_value("spitag/filtered/robots")
             logger.debug("forbidden by robots.txt: %s", url)
             self.crawler.signals.send_catch_log(url_settled, url=url, spider=self)
+            return
+        if failure.check(HostDown):  # not sent: back to the frontier, for a later try
+            logger.debug("set aside, its host is down: %s", url)
+            self.crawler.signals.send_catch_log(url_set_aside, url=url, spider=self)
             return
         # Requested but no usable response: timeouts, refused connections, bodies over
         # DOWNLOAD_MAXSIZE, decompression bombs... recorded with their reason.

@@ -86,6 +86,8 @@ class CrawlConfig:
         _number(settings, "SPITAG_ROBOTS_TTL", float, minimum=0.0, maximum=86400.0 * 365)
         _number(settings, "SPITAG_MAX_RETRY_AFTER", float, minimum=0.0, maximum=86400.0)
         _number(settings, "SPITAG_REFUSAL_RETRIES", int, minimum=0, maximum=100)
+        _number(settings, "SPITAG_HOST_FAILURES", int, minimum=0, maximum=1_000_000)
+        _number(settings, "SPITAG_HOST_DOWN_SECONDS", float, minimum=1.0, maximum=86400.0 * 30)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

@@ -38,6 +38,15 @@ With ``AUTOTHROTTLE_ENABLED``, a host's delay follows the latency of its answers
 Scrapy's AutoThrottle rule (``spitag.throttle``), and the gate spaces every worker's
 requests by it: the target concurrency is the site's, not each worker's.
 
+A host that fails ``SPITAG_HOST_FAILURES`` downloads in a row (5; no answer at all,
+or a gateway's 502, 504, 522 or 524) is set aside as down for
+``SPITAG_HOST_DOWN_SECONDS`` (600), for every worker (``Frontier.set_host_down``): the
+frontier pops none of its URLs, and they do not keep the crawl going; this worker's
+requests to it that have not gone out are handed back to the frontier unsent
+(``HostDown``). Nutch's ``fetcher.max.exceptions.per.queue`` does the same for a
+fetch round: without it, every URL of a dead host costs ``RETRY_TIMES`` + 1 timeouts.
+Each worker counts its own failures; an answer of the host starts its count over.
+
 While the frontier is unreachable, politeness falls back to what this worker alone
 knows (its own places, its own spacing), and the crawl goes on.
 """
@@ -53,8 +62,10 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import load_object
 from twisted.internet import task
 from twisted.internet.defer import Deferred, succeed
 
@@ -83,6 +94,15 @@ SHARED_HOLD = 30.0
 LOCAL_GATES = 4096  # hosts remembered for the local delay gate before a clean-up
 POLL_FIRST, POLL_MAX = 0.05, 0.5  # seconds between asks for a place other workers hold
 PAUSE_STATUSES = (429, 503)  # answers whose Retry-After pauses the host (RFC 6585, RFC 9110)
+# Answers that say the host could not be reached (a gateway's, a CDN's): failures, as
+# no answer is.
+FAILURE_STATUSES = (502, 504, 522, 524)
+FAILING_HOSTS = 65536  # hosts with a count of failures in a row kept before a clean-up
+
+
+class HostDown(IgnoreRequest):
+    """Not sent: the request's host is down (``SPITAG_HOST_FAILURES``). Its URL goes
+    back to the frontier, queued, for when the host is tried again."""
 
 
 class HostConcurrency:
@@ -159,6 +179,14 @@ class PolitenessMiddleware:
         self.paused: dict[str, float] = {}  # host → until when (monotonic) it asked to be left alone
         # host → when (monotonic) the last back-off this worker knows of ends (back_off)
         self.backing_off: dict[str, float] = {}
+        self.max_failures = max(crawler.settings.getint("SPITAG_HOST_FAILURES"), 0)
+        self.down_seconds = crawler.settings.getfloat("SPITAG_HOST_DOWN_SECONDS")
+        self.failures: dict[str, int] = {}  # host → its downloads failed in a row here
+        self.hosts_down: dict[str, float] = {}  # host → until when (monotonic) it is set aside
+        # what counts as no answer: the exceptions Scrapy retries (RETRY_EXCEPTIONS)
+        self.no_answer = tuple(
+            load_object(x) if isinstance(x, str) else x for x in crawler.settings.getlist("RETRY_EXCEPTIONS")
+        )
         crawler.signals.connect(self._opened, signal=frontier_opened)
         crawler.signals.connect(self._closed, signal=signals.spider_closed)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
@@ -241,6 +269,7 @@ class PolitenessMiddleware:
 
     async def process_request(self, request: Request, spider: Any = None) -> None:
         host = urlparse_cached(request).hostname or ""
+        self._check_down(host)
         asked = self.slots.enter(host)
         held: list[bool] = []
         asked.addCallback(lambda waited: held.append(waited) or waited)
@@ -251,6 +280,7 @@ class PolitenessMiddleware:
                 self.crawler.stats.inc_value("spitag/politeness/host_slot_waits")
             token = await self._share(host)
             await self._space(host)
+            self._check_down(host)  # (set aside while this request waited)
         except BaseException:  # cancelled (a shutdown): the places held are given back
             if token is not None:
                 self._leave_shared(token)
@@ -383,6 +413,10 @@ class PolitenessMiddleware:
     def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
         self._give_back(request)  # (already given back, unless a later middleware answered)
         host = urlparse_cached(request).hostname or ""
+        if response.status in FAILURE_STATUSES:
+            self._failed(host, f"HTTP {response.status}")
+        else:
+            self.failures.pop(host, None)  # it answers: the count starts over
         sent_ago = request.meta.get("download_latency", 0.0)  # the request went out that long ago
         if self.throttle is not None and "download_latency" in request.meta:
             if request.meta.get("autothrottle_dont_adjust_delay") is not True:  # (Scrapy's key)
@@ -450,7 +484,42 @@ class PolitenessMiddleware:
 
     def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
         self._give_back(request)
+        if isinstance(exception, self.no_answer):
+            self._failed(urlparse_cached(request).hostname or "", type(exception).__name__)
         return None
+
+    def _check_down(self, host: str) -> None:
+        """Raise ``HostDown`` if ``host`` is set aside now."""
+        until = self.hosts_down.get(host)
+        if until is None:
+            return
+        if until > time.monotonic():
+            self.crawler.stats.inc_value("spitag/politeness/set_aside")
+            raise HostDown(f"{host} is down: set aside, not sent")
+        del self.hosts_down[host]
+
+    def _failed(self, host: str, why: str) -> None:
+        """A download of ``host`` got no answer (``why``): the ``SPITAG_HOST_FAILURES``-th
+        in a row sets the host aside as down, for every worker."""
+        if not self.max_failures:
+            return
+        now = time.monotonic()
+        if self.hosts_down.get(host, 0.0) > now:
+            return  # down already: the downloads that were out add nothing
+        failed = self.failures.pop(host, 0) + 1
+        if failed < self.max_failures:
+            if len(self.failures) >= FAILING_HOSTS:
+                self.failures.clear()  # (forgetting counts only sets a host aside later)
+            self.failures[host] = failed
+            return
+        if len(self.hosts_down) >= LOCAL_GATES:
+            self.hosts_down = {h: t for h, t in self.hosts_down.items() if t > now}
+        self.hosts_down[host] = now + self.down_seconds
+        if self.frontier is not None:
+            self._ask(self.frontier.set_host_down, host, self.down_seconds)
+        self.crawler.stats.inc_value("spitag/politeness/hosts_down")
+        logger.warning("%s failed %d downloads in a row (the last: %s): set aside as down for %.0f s;"
+                       " its URLs wait in the frontier", host, failed, why, self.down_seconds)
 
 
 def refusal_retries(settings: Any) -> int:

@@ -47,7 +47,7 @@ from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting, refusal_retries
 from spitag.recrawl import RecrawlPolicy, plan_recrawl
 from spitag.scoring import SEED_PRIORITY
-from spitag.signals import batch_stored, frontier_opened, url_settled
+from spitag.signals import batch_stored, frontier_opened, url_set_aside, url_settled
 from spitag.store import open_store
 from spitag.urls import host_of, redact, try_normalize
 
@@ -119,6 +119,7 @@ class FrontierScheduler(BaseScheduler):
         self.combine = "max"
         self.pending: list[tuple[Entry, str]] = []
         self.unacked: list[str] = []
+        self.set_aside: list[str] = []  # leases of URLs not sent (host down) to hand back
         self.ready: deque[Entry] = deque()
         self.retries: deque[Request] = deque()  # our own leases, asked again (RetryMiddleware)
         self.in_flight: dict[str, float] = {}  # leased by this process → when popped
@@ -179,6 +180,10 @@ class FrontierScheduler(BaseScheduler):
         )
         if counts.done or counts.queued:
             self.stats.set_value("spitag/frontier/resumed", 1)
+        if not counts.leased:  # no worker of this crawl is running: a new run
+            cleared = self._call(self.frontier.clear_down, default=0)
+            if cleared:
+                logger.info("%d host(s) set aside as down by an earlier run: tried again", cleared)
         if self.budget is not None:
             self.budget_left = max(self.budget - counts.done - counts.leased, 0)
             logger.info("page budget %d: %d left for this run", self.budget, self.budget_left)
@@ -201,6 +206,7 @@ class FrontierScheduler(BaseScheduler):
         signals_.send_catch_log(frontier_opened, frontier=self.frontier)
         signals_.connect(self._on_batch_stored, signal=batch_stored)
         signals_.connect(self._on_url_settled, signal=url_settled)
+        signals_.connect(self._on_url_set_aside, signal=url_set_aside)
         signals_.connect(self._on_item_scraped, signal=signals.item_scraped)
         signals_.connect(self._on_response, signal=signals.response_received)
         for interval, work in (
@@ -213,6 +219,21 @@ class FrontierScheduler(BaseScheduler):
             loop = task.LoopingCall(self._guarded, work)
             loop.start(interval, now=False)
             self.loops.append(loop)
+
+    def _report_down(self) -> None:
+        """At the end of a run: the URLs left waiting on hosts set aside as down."""
+        down = self._call(self.frontier.hosts_down, default=[])
+        waiting = sum(queued for _, _, queued in down)
+        if not waiting:
+            return
+        self.stats.set_value("spitag/frontier/hosts_down_at_end", len(down))
+        self.stats.set_value("spitag/frontier/waiting_on_hosts_down", waiting)
+        shown = ", ".join(f"{host} ({queued})" for host, _, queued in down[:10])
+        more = f" and {len(down) - 10} more" if len(down) > 10 else ""
+        logger.warning(
+            "%d URL(s) left queued on %d host(s) set aside as down: %s%s. Run the crawl again"
+            " to try them again", waiting, len(down), shown, more,
+        )
 
     def _plan_recrawl(self, crawl: str) -> int:
         """A crawl run again: the URLs whose time has come are queued again."""
@@ -244,6 +265,7 @@ class FrontierScheduler(BaseScheduler):
                 "frontier closed (%s): %d queued, %d leased, %d done; %d unfinished released",
                 reason, counts.queued, counts.leased, counts.done, released,
             )
+        self._report_down()
         if self.pending or self.unacked:
             logger.warning(
                 "frontier unreachable at shutdown: %d discovered URLs not pushed, %d stored"
@@ -351,7 +373,7 @@ class FrontierScheduler(BaseScheduler):
             self.wake_call = running_reactor().callLater(HOLD_BACK_POLL, self._wake)
 
     def has_pending_requests(self) -> bool:
-        if self.ready or self.pending or self.unacked or self.retries:
+        if self.ready or self.pending or self.unacked or self.retries or self.set_aside:
             return True
         if self.budget_left is not None and self.budget_left <= 0:
             return False  # the budget is spent: what is still queued waits for a bigger one
@@ -427,6 +449,10 @@ class FrontierScheduler(BaseScheduler):
                 urls = self.unacked[:1000]
                 self.stats.inc_value("spitag/frontier/acked", self.frontier.ack(urls))
                 del self.unacked[: len(urls)]
+            if self.set_aside:
+                urls = self.set_aside[:1000]
+                self.stats.inc_value("spitag/frontier/set_aside", self.frontier.release(urls))
+                del self.set_aside[: len(urls)]
             if self.canonicals:
                 marked = self.frontier.mark_done(self.canonicals)
                 self.stats.inc_value("spitag/frontier/canonical_done", marked)
@@ -460,6 +486,12 @@ class FrontierScheduler(BaseScheduler):
 
     def _on_url_settled(self, url: str, spider: Spider | None = None) -> None:
         self._ack([url])
+
+    def _on_url_set_aside(self, url: str, spider: Spider | None = None) -> None:
+        """Not sent, its host down: the URL goes back to the queue (``release``), where
+        the frontier keeps it until the host is tried again."""
+        if self.frontier is not None and self.in_flight.pop(url, None) is not None:
+            self.set_aside.append(url)
 
     def _on_response(self, response: Any, request: Any = None, spider: Any = None) -> None:
         latency = request.meta.get("download_latency") if request is not None else None

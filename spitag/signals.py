@@ -10,6 +10,11 @@ batch_stored = object()
 #: Arguments: ``url`` (str), ``spider``. The scheduler acknowledges it at once.
 url_settled = object()
 
+#: A request was not sent: its host is down (``spitag.politeness.HostDown``).
+#: Arguments: ``url`` (str), ``spider``. The scheduler hands its lease back: the URL
+#: stays queued, for when the host is tried again.
+url_set_aside = object()
+
 #: The scheduler opened its frontier. Arguments: ``frontier``. Components that need
 #: it (the politeness middleware) keep a reference.
 frontier_opened = object()

@@ -556,6 +556,42 @@ def test_refusals_in_a_row_double_the_back_off(make) -> None:
     assert a.end_back_off("q.test", 0.0)  # never refused: nothing to end
 
 
+def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
+    """``set_host_down``: no URL of the host is popped until its time is up, for every
+    worker; its queued URLs stay queued (shown by ``hosts_down``) but do not make
+    ``has_work`` true, while a leased URL still does. ``clear_down`` (a new run) makes
+    it ready again at once; the end of a probe (its URL released) does not."""
+    a = make(owner="w:1:a")
+    b = make(owner="w:2:b") if a.shares_hosts else a
+    dead = [f"http://dead.test/{i}" for i in range(3)]
+    a.push([entry(u) for u in dead] + [entry("http://ok.test/1")], "sum")
+    a.set_host_down("dead.test", 0.8)
+    a.set_host_down("dead.test", 0.1)  # a shorter time later does not shorten it
+    assert [e.host for e in b.pop(10)] == ["ok.test"]
+    assert b.pop(10) == []
+    assert a.has_work()  # ok.test/1 is leased
+    b.ack(["http://ok.test/1"])
+    assert a.counts().queued == 3 and not a.has_work() and not b.has_work()
+    [(host, left, queued)] = a.hosts_down()
+    assert host == "dead.test" and 0.5 < left <= 0.8 and queued == 3
+    assert a.acquire("dead.test", 0.0) == 0.0  # its hard gate stays open: requests already out go
+    time.sleep(0.85)
+    assert a.has_work() and b.hosts_down() == []
+    assert sorted(e.url for e in b.pop(10)) == dead  # tried again once its time is up
+    a.set_host_down("dead.test", 60.0)
+    assert a.has_work() and b.hosts_down() == [("dead.test", pytest.approx(60.0, abs=1), 0)]
+    b.release(dead)
+    assert a.pop(10) == [] and not a.has_work()
+    assert b.clear_down() == 1 and a.hosts_down() == []
+    assert a.has_work() and sorted(e.url for e in a.pop(10)) == dead  # a new run tries it at once
+    c = make(crawl="probed", probe=True)
+    c.push([entry(u) for u in dead], "sum")
+    [first] = c.pop(10)  # a host with nothing done gives one URL, its probe
+    c.set_host_down("dead.test", 60.0)
+    c.release([first.url])  # the probe ends: the host would be ready, but it is down
+    assert c.pop(10) == [] and not c.has_work()
+
+
 def test_urls_survive_the_round_trip(make) -> None:
     f = make()
     urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]

@@ -14,8 +14,9 @@ import redis
 
 from tests.support.crawl import parse_stats
 from tests.support.redisserver import RedisServer
-from tests.support.sites import CountingSite, RefusingSite, tree_paths, tree_site
-from tests.support.webserver import Response, WebServer
+from spitag.frontier import open_frontier
+from tests.support.sites import CountingSite, DeadSite, RefusingSite, tree_paths, tree_site
+from tests.support.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -180,6 +181,34 @@ def test_refusals_in_a_row_double_the_back_off_whichever_worker_gets_them(redis_
     stats = {n: parse_stats((tmp_path / f"{n}.log").read_text()) for n in "ab"}
     assert sum(int(stats[n].get("spitag/politeness/back_offs", 0)) for n in "ab") == 3
     assert max(float(stats[n].get("spitag/politeness/retry_after_max_s", 0)) for n in "ab") == 4.0
+
+
+def test_a_dead_host_is_set_aside_for_both_workers(redis_url: str, tmp_path: Path) -> None:
+    """A host whose gateway answers 502 to everything, two workers: it is set aside as
+    down in the frontier, both workers end once the rest is done, and its URLs that
+    were not stored as failures wait in the frontier, queued."""
+    site = DeadSite(status=502)
+    links = " ".join(f'<a href="/{i}">{i}</a> <a href="http://dead.test/{i}">d{i}</a>' for i in range(40))
+    hub = DictSite({"/": f"<html><body>{links}</body></html>"})
+    for i in range(40):
+        hub.add(f"/{i}", Response.html(DeadSite.PAGE, delay=0.1))
+    with WebServer() as server:
+        server.add_site("hub.test", hub).add_site("dead.test", site)
+        args = ("-s", "SPITAG_STRATEGY=bfs", "-s", "SPITAG_SCOPE=any", "-s", "ROBOTSTXT_OBEY=False")
+        procs = [worker(tmp_path, n, redis_url, server, "http://hub.test/", *args, crawl="dead") for n in "ab"]
+        assert [p.wait(120) for p in procs] == [0, 0]
+    urls = stored(tmp_path, "a", "b")
+    assert {f"http://hub.test/{i}" for i in range(40)} <= urls
+    failed = {u for u in urls if u.startswith("http://dead.test/")}
+    # before: 120 requests (40 URLs, 3 tries each), every URL stored as a 502;
+    # measured: 8 and 16 requests, none stored
+    assert len(site.asked) <= 30 and len(failed) <= 8, (len(site.asked), failed)
+    frontier = open_frontier(redis_url, "dead")
+    try:
+        assert [(h, n) for h, _, n in frontier.hosts_down()] == [("dead.test", 40 - len(failed))]
+        assert not frontier.has_work()
+    finally:
+        frontier.close()
 
 
 def test_autothrottle_targets_the_crawl_not_each_worker(redis_url: str, tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """``scrapy frontier -a crawl=NAME [-a top=N] [-a hosts=N] [-a format=json]``: what a
 crawl's frontier holds, running or not.
 
-Queued / leased / done counts, per-host counts with each host's next-allowed time and
+Queued / leased / done counts, the hosts set aside as down (``SPITAG_HOST_FAILURES``)
+with the URLs waiting on them, per-host counts with each host's next-allowed time and
 delay (and, on Redis, its downloads running and requests waiting for a place, every
 worker's together), and the ``top`` best waiting URLs with their priority and why they
 got it (the parent URL, the parent's semantic score, the strategy). Works on either backend:
@@ -100,6 +101,7 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
     counts: Counts = frontier.counts()
     hosts: list[HostState] = frontier.hosts(host_limit) if host_limit else []
     best: list[Entry] = frontier.top(top) if top else []
+    down = frontier.hosts_down()
     now = time.time()
     return {
         "crawl": frontier.crawl,
@@ -108,6 +110,10 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
         "queued": counts.queued,
         "leased": counts.leased,
         "done": counts.done,
+        "hosts_down": [
+            {"host": host, "seconds_left": left, "queued": queued, "until": _iso(now + left)}
+            for host, left, queued in down
+        ],
         "hosts": [
             {
                 "host": h.host, "queued": h.queued, "leased": h.leased, "done": h.done,
@@ -134,6 +140,13 @@ def render_text(state: dict[str, Any]) -> str:
         f" · known {known:,}",
         "",
     ]
+    down = state["hosts_down"]
+    if down:
+        lines.append(f"hosts down ({len(down)}: they failed SPITAG_HOST_FAILURES downloads in a row;"
+                     " their URLs wait, a later run tries them again):")
+        for d in down:
+            lines.append(f"  {d['host']}  {d['queued']:,} queued  until {d['until']}")
+        lines.append("")
     hosts = state["hosts"]
     if hosts:
         lines.append(f"hosts (the {len(hosts)} with most URLs queued):")

@@ -34,9 +34,15 @@ one (SQLite); the contract is the same:
 * ``release(urls)`` — leased → queued, for work handed back unfinished.
 * ``renew(urls)`` — extend this owner's leases while downloads are still running.
 * ``reap()`` — expired leases (a dead worker's) → queued. Nothing popped is ever lost.
-* ``has_work()`` — anything queued or leased (by anyone): the crawl is not over.
+* ``has_work()`` — anything leased (by anyone), or queued on a host that is not down:
+  the crawl is not over.
 * ``next_ready()`` — seconds until some host with queued URLs is ready (0 if one is),
   ``None`` when nothing is queued.
+* ``set_host_down(host, seconds)`` — the host stopped answering (``SPITAG_HOST_FAILURES``
+  failures in a row): none of its URLs is popped for ``seconds``, and its queued URLs
+  do not keep the crawl going (``has_work``); they stay queued, for when the time is
+  up or for a later run. ``hosts_down()`` — (host, seconds left, URLs queued) of the
+  hosts down now. ``clear_down()`` — a new run starts: every host gets another try.
 * ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done; per host; best waiting.
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
@@ -349,6 +355,22 @@ class Frontier(ABC):
     def acquire(self, host: str, delay: float) -> float:
         """Hard politeness, at download time: 0.0 and the host is taken for ``delay``
         seconds, or the seconds to wait before asking again. Shared by all workers."""
+
+    @abstractmethod
+    def set_host_down(self, host: str, seconds: float) -> None:
+        """The host stopped answering: pop none of its URLs for ``seconds`` from now, for
+        every worker, and let its queued URLs (which stay queued) not keep the crawl
+        going (``has_work``). A later time already set stays. The hard gate and the
+        shared places are left alone: requests already past the frontier go out."""
+
+    @abstractmethod
+    def hosts_down(self) -> list[tuple[str, float, int]]:
+        """The hosts down now: (host, seconds until it is tried again, URLs queued)."""
+
+    @abstractmethod
+    def clear_down(self) -> int:
+        """A new run: every host down is tried again (its pop time reset too). Returns
+        how many were down."""
 
     @abstractmethod
     def pause_host(self, host: str, seconds: float) -> None:

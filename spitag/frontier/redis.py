@@ -58,6 +58,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   ``hw:<host>`` / ``hwt:<host>`` sorted sets — the host's line of requests waiting for
   a place (token → when it first asked; token → when it is dropped unless it asks
   again): a free place goes to the longest waiting first, whichever worker frees it;
+  ``down`` hash — host → until when it is down (``set_host_down``: it stopped
+  answering), its queued URLs not counted by ``has_work``;
   ``pz:<host>`` string — until when the host asked to be left alone (``pause_host``,
   Retry-After; ``back_off``), expiring then; ``bo:<host>`` hash — ``n``, the host's
   refusals without Retry-After in a row, and ``end``, when the last back-off ends
@@ -403,7 +405,8 @@ end
 -- probed, it is ready again now, or when its hard politeness gate opens.
 local function end_probe(host, t)
   if redis.call('HDEL', p .. 'pw', host) == 1 then
-    local nxt = math.max(tonumber(redis.call('HGET', p .. 'hard', host) or '0') or 0, t)
+    local nxt = math.max(tonumber(redis.call('HGET', p .. 'hard', host) or '0') or 0, t,
+      tonumber(redis.call('HGET', p .. 'down', host) or '0') or 0)
     redis.call('HSET', p .. 'next', host, nxt)
     redis.call('ZADD', p .. 'ready', 'XX', nxt, host)
   end
@@ -839,6 +842,81 @@ pause(host, t, t + s)
 return tostring(s)
 """
 
+# ARGV: prefix, host, seconds. The host stopped answering (Frontier.set_host_down): no
+# pop of its URLs until then (``next``, ``ready``), and ``down`` says why its queued
+# URLs do not keep the crawl going (HAS_WORK).
+SET_HOST_DOWN = _COMMON + r"""
+local host = ARGV[2]
+local til = now() + tonumber(ARGV[3])
+if til > tonumber(redis.call('HGET', p .. 'down', host) or '0') then redis.call('HSET', p .. 'down', host, til) end
+if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
+  redis.call('HSET', p .. 'next', host, til)
+  redis.call('ZADD', p .. 'ready', 'XX', til, host)
+end
+return 0
+"""
+
+# ARGV: prefix. Anything leased, or queued on a host not down; the hosts whose time is
+# up leave ``down``.
+HAS_WORK = _COMMON + r"""
+if redis.call('ZCARD', p .. 'leases') > 0 then return 1 end
+local queued = redis.call('ZCARD', p .. 'hosts')
+if queued == 0 then return 0 end
+local t = now()
+local down = redis.call('HGETALL', p .. 'down')
+for i = 1, #down, 2 do
+  if tonumber(down[i + 1]) <= t then
+    redis.call('HDEL', p .. 'down', down[i])
+  elseif redis.call('ZSCORE', p .. 'hosts', down[i]) then
+    queued = queued - 1
+  end
+end
+if queued > 0 then return 1 end
+return 0
+"""
+
+# ARGV: prefix. (host, seconds left, URLs queued) of every host down now.
+HOSTS_DOWN = _COMMON + r"""
+local t = now()
+local out = {}
+local down = redis.call('HGETALL', p .. 'down')
+if #down == 0 then return out end
+local leased = {}
+for _, key in ipairs(redis.call('ZRANGE', p .. 'leases', 0, -1)) do
+  local host = string.sub(key, 1, string.find(key, '	', 1, true) - 1)
+  leased[host] = (leased[host] or 0) + 1
+end
+for i = 1, #down, 2 do
+  local host, til = down[i], tonumber(down[i + 1])
+  if til > t then
+    local seen = tonumber(redis.call('HGET', p .. 'hc', host) or '0')
+    local done = tonumber(redis.call('HGET', p .. 'hd', host) or '0')
+    table.insert(out, host); table.insert(out, tostring(til - t))
+    table.insert(out, seen - done - (leased[host] or 0))
+  end
+end
+return out
+"""
+
+# ARGV: prefix. A new run: every host down is tried again.
+CLEAR_DOWN = _COMMON + r"""
+local t = now()
+local down = redis.call('HGETALL', p .. 'down')
+local n = 0
+for i = 1, #down, 2 do
+  local host = down[i]
+  if tonumber(down[i + 1]) > t then
+    n = n + 1
+    if tonumber(redis.call('HGET', p .. 'next', host) or '0') > t then
+      redis.call('HSET', p .. 'next', host, t)
+      redis.call('ZADD', p .. 'ready', 'XX', t, host)
+    end
+  end
+end
+redis.call('DEL', p .. 'down')
+return n
+"""
+
 # ARGV: prefix, host, sent_ago. A request sent sent_ago seconds ago was served: after
 # the last back-off ended, the count goes. 1 = no count left.
 END_BACK_OFF = _COMMON + r"""
@@ -1137,6 +1215,8 @@ class RedisFrontier(Frontier):
         self._pause_host = register(PAUSE_HOST)
         self._back_off = register(BACK_OFF)
         self._end_back_off = register(END_BACK_OFF)
+        self._set_host_down, self._has_work = register(SET_HOST_DOWN), register(HAS_WORK)
+        self._hosts_down, self._clear_down = register(HOSTS_DOWN), register(CLEAR_DOWN)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
@@ -1225,11 +1305,7 @@ class RedisFrontier(Frontier):
 
     @_transient
     def has_work(self) -> bool:
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.zcard(self.prefix + "hosts")
-        pipe.zcard(self.prefix + "leases")
-        hosts, leases = pipe.execute()
-        return bool(hosts or leases)
+        return bool(int(self._has_work(args=[self.prefix])))
 
     @_transient
     def next_ready(self) -> float | None:
@@ -1239,6 +1315,21 @@ class RedisFrontier(Frontier):
     @_transient
     def acquire(self, host: str, delay: float) -> float:
         return float(self._acquire(args=[self.prefix, host, delay]))
+
+    @_transient
+    def set_host_down(self, host: str, seconds: float) -> None:
+        self._set_host_down(args=[self.prefix, host, seconds])
+
+    @_transient
+    def hosts_down(self) -> list[tuple[str, float, int]]:
+        flat = self._hosts_down(args=[self.prefix])
+        return sorted(
+            (flat[i].decode(), float(flat[i + 1]), int(flat[i + 2])) for i in range(0, len(flat), 3)
+        )
+
+    @_transient
+    def clear_down(self) -> int:
+        return int(self._clear_down(args=[self.prefix]))
 
     @_transient
     def pause_host(self, host: str, seconds: float) -> None:

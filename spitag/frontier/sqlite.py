@@ -58,7 +58,7 @@ SCHEMA = [
         hard_next REAL NOT NULL DEFAULT 0,
         link_sum REAL NOT NULL DEFAULT 0, link_n INTEGER NOT NULL DEFAULT 0,
         link_mask INTEGER NOT NULL DEFAULT 0, estimate REAL,
-        probing INTEGER NOT NULL DEFAULT 0,
+        probing INTEGER NOT NULL DEFAULT 0, down_until REAL NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
     """CREATE TABLE IF NOT EXISTS frontier_robots (
@@ -92,6 +92,8 @@ class SQLiteFrontier(Frontier):
                 self.conn.execute("ALTER TABLE frontier_host ADD COLUMN estimate REAL")
             if "probing" not in columns:  # before probe
                 self.conn.execute("ALTER TABLE frontier_host ADD COLUMN probing INTEGER NOT NULL DEFAULT 0")
+            if "down_until" not in columns:  # before hosts were set aside as down
+                self.conn.execute("ALTER TABLE frontier_host ADD COLUMN down_until REAL NOT NULL DEFAULT 0")
         except sqlite3.Error as exc:
             raise BackendUnavailableError(f"frontier {url}: cannot open {path}: {exc}") from None
 
@@ -325,7 +327,7 @@ class SQLiteFrontier(Frontier):
             return
         now = time.time()
         self.conn.executemany(
-            "UPDATE frontier_host SET next_allowed = MAX(hard_next, ?), probing = 0"
+            "UPDATE frontier_host SET next_allowed = MAX(hard_next, down_until, ?), probing = 0"
             " WHERE crawl = ? AND host = ? AND probing = 1",
             [(now, self.crawl, host) for host in hosts],
         )
@@ -372,11 +374,17 @@ class SQLiteFrontier(Frontier):
         return self._move(dead, QUEUED, "state = ?", (LEASED,))
 
     def has_work(self) -> bool:
-        row = self.conn.execute(
-            "SELECT 1 FROM frontier_url WHERE crawl = ? AND state IN (?, ?) LIMIT 1",
-            (self.crawl, QUEUED, LEASED),
+        leased = self.conn.execute(
+            "SELECT 1 FROM frontier_url WHERE crawl = ? AND state = ? LIMIT 1", (self.crawl, LEASED),
         ).fetchone()
-        return row is not None
+        if leased is not None:
+            return True
+        # a host's best is its best queued priority: NULL when nothing of it is queued
+        queued = self.conn.execute(
+            "SELECT 1 FROM frontier_host WHERE crawl = ? AND best IS NOT NULL AND down_until <= ? LIMIT 1",
+            (self.crawl, time.time()),
+        ).fetchone()
+        return queued is not None
 
     def next_ready(self) -> float | None:
         row = self.conn.execute(
@@ -438,6 +446,36 @@ class SQLiteFrontier(Frontier):
                 (self.crawl, host, now + delay),
             )
         return 0.0
+
+    def set_host_down(self, host: str, seconds: float) -> None:
+        until = time.time() + seconds
+        with self._tx():
+            self.conn.execute(
+                "INSERT INTO frontier_host (crawl, host, next_allowed, down_until) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (crawl, host) DO UPDATE SET next_allowed = MAX(next_allowed, excluded.next_allowed),"
+                " down_until = MAX(down_until, excluded.down_until)",
+                (self.crawl, host, until, until),
+            )
+
+    def hosts_down(self) -> list[tuple[str, float, int]]:
+        now = time.time()
+        rows = self.conn.execute(
+            "SELECT h.host, h.down_until, (SELECT COUNT(*) FROM frontier_url u"
+            "  WHERE u.crawl = h.crawl AND u.host = h.host AND u.state = ?)"
+            " FROM frontier_host h WHERE h.crawl = ? AND h.down_until > ? ORDER BY h.host",
+            (QUEUED, self.crawl, now),
+        ).fetchall()
+        return [(host, until - now, queued) for host, until, queued in rows]
+
+    def clear_down(self) -> int:
+        now = time.time()
+        with self._tx():
+            cur = self.conn.execute(
+                "UPDATE frontier_host SET next_allowed = MIN(next_allowed, ?), down_until = 0"
+                " WHERE crawl = ? AND down_until > ?",
+                (now, self.crawl, now),
+            )
+        return cur.rowcount
 
     def pause_host(self, host: str, seconds: float) -> None:
         until = time.time() + seconds

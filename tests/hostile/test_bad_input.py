@@ -29,6 +29,8 @@ CASES = [
     ("robots-ttl", "http://bad.test/", {"SPITAG_ROBOTS_TTL": "-5"}, 2, ["SPITAG_ROBOTS_TTL", "-5"]),
     ("retry-after", "http://bad.test/", {"SPITAG_MAX_RETRY_AFTER": "soon"}, 2, ["SPITAG_MAX_RETRY_AFTER", "soon"]),
     ("refusal-retries", "http://bad.test/", {"SPITAG_REFUSAL_RETRIES": "-1"}, 2, ["SPITAG_REFUSAL_RETRIES"]),
+    ("host-failures", "http://bad.test/", {"SPITAG_HOST_FAILURES": "five"}, 2, ["SPITAG_HOST_FAILURES"]),
+    ("host-down-seconds", "http://bad.test/", {"SPITAG_HOST_DOWN_SECONDS": "0"}, 2, ["SPITAG_HOST_DOWN_SECONDS"]),
     ("autothrottle", "http://bad.test/", {"AUTOTHROTTLE_ENABLED": "True", "AUTOTHROTTLE_TARGET_CONCURRENCY": "0"},
      2, ["AUTOTHROTTLE_TARGET_CONCURRENCY"]),
     ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),

@@ -131,3 +131,28 @@ class RefusingSite:
         pages = [e for e in log if e.path not in ("/", "/robots.txt")]
         refusal = next(e for e in pages if e.status == self.status)
         return [e.time - refusal.time for e in pages if e.time > refusal.time]
+
+
+class DeadSite:
+    """A host that does not answer: each request hangs ``hang`` seconds (longer than
+    the crawl's DOWNLOAD_TIMEOUT) before a late answer, or, with ``status``, gets that
+    status at once (a gateway's 502). ``asked`` records each request as it arrives
+    (the server's log has only answers). ``alive = True`` makes it serve ``page``."""
+
+    PAGE = '<html><head><meta name="description" content="x"></head><body>x</body></html>'
+
+    def __init__(self, hang: float = 3.0, status: int | None = None) -> None:
+        self.hang = hang
+        self.status = status
+        self.alive = False
+        self.asked: list[str] = []
+        self.lock = threading.Lock()
+
+    def respond(self, target: str) -> Response:
+        with self.lock:
+            self.asked.append(target)
+        if self.alive:
+            return Response.html(self.PAGE)
+        if self.status is not None:
+            return Response.html("bad gateway", status=self.status)
+        return Response.html("too late", delay=self.hang)
