@@ -862,6 +862,7 @@ HAS_WORK = _COMMON + r"""
 if redis.call('ZCARD', p .. 'leases') > 0 then return 1 end
 local queued = redis.call('ZCARD', p .. 'hosts')
 if queued == 0 then return 0 end
+if queued > redis.call('HLEN', p .. 'down') then return 1 end  -- (some host is not down)
 local t = now()
 local down = redis.call('HGETALL', p .. 'down')
 for i = 1, #down, 2 do
