@@ -99,6 +99,11 @@ SPITAG_FORBIDDEN_DOMAINS = _env("SPITAG_FORBIDDEN_DOMAINS", "")
 SPITAG_REGEX_RULES = _env("SPITAG_REGEX_RULES", "")
 SPITAG_PREFIX_RULES = _env("SPITAG_PREFIX_RULES", "")
 SPITAG_SUFFIX_RULES = _env("SPITAG_SUFFIX_RULES", "")
+# Links whose path ends with one of these extensions are not followed: files with no
+# HTML (so no semantic markup). "default": Scrapy's IGNORED_EXTENSIONS (images, audio,
+# video, office documents, PDFs, archives, js, css…); a list (`pdf, zip`, or @file) may
+# name "default" among its own; "none": every extension is followed.
+SPITAG_SKIP_EXTENSIONS = _env("SPITAG_SKIP_EXTENSIONS", "default")
 SPITAG_MAX_DEPTH = _env("SPITAG_MAX_DEPTH", "")
 SPITAG_MAX_PAGES_PER_HOST = _env("SPITAG_MAX_PAGES_PER_HOST", "")
 # Seconds a host's robots.txt is kept in the frontier for every worker and resumed run

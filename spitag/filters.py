@@ -10,6 +10,10 @@ Rules, in the order they are applied (the first that rejects gives the reason):
   given they replace the seed-derived scope);
 * ``scope`` — outside ``SPITAG_SCOPE`` (domain / host / any) of the seeds;
 * ``suffix`` — the path ends with a suffix of ``SPITAG_SUFFIX_RULES`` (e.g. ``.zip``);
+* ``extension`` — the path ends with an extension of ``SPITAG_SKIP_EXTENSIONS``: by
+  default Scrapy's ``IGNORED_EXTENSIONS`` (images, audio, video, office documents,
+  PDFs, archives, scripts, style sheets: what its link extractors leave out), files
+  with no HTML, so no semantic markup, that would cost downloads and page budget;
 * ``prefix`` — ``SPITAG_PREFIX_RULES`` lists the prefixes a URL must start with;
 * ``regex`` — ``SPITAG_REGEX_RULES``, Nutch's regex-urlfilter: ``+pattern`` accepts,
   ``-pattern`` rejects, the first matching line wins, a URL no line matches is rejected;
@@ -55,6 +59,26 @@ def read_rules(setting: str, value: Any) -> list[str]:
     else:
         raise BadInputError(f"{setting} must be a list, a comma-separated string or @file")
     return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+
+
+def skip_extensions(value: Any) -> frozenset[str]:
+    """``SPITAG_SKIP_EXTENSIONS`` as dotted, lower-case extensions: a rule list
+    (``pdf, .zip`` or ``@file``) in which ``default`` stands for Scrapy's
+    ``IGNORED_EXTENSIONS``; ``none`` or empty: no extension is skipped."""
+    from scrapy.linkextractors import IGNORED_EXTENSIONS
+
+    found: set[str] = set()
+    for rule in read_rules("SPITAG_SKIP_EXTENSIONS", value):
+        word = rule.lower().lstrip(".")
+        if word == "default":
+            found.update(IGNORED_EXTENSIONS)
+        elif word == "none":
+            continue
+        elif not word or "/" in word or any(c.isspace() for c in word):
+            raise BadInputError(f"SPITAG_SKIP_EXTENSIONS: {rule!r} is not a file extension")
+        else:
+            found.add(word)
+    return frozenset(f".{word}" for word in found)
 
 
 def _default(value: int | None, default: int) -> int:
@@ -110,6 +134,7 @@ class UrlFilter:
         allowed_domains: list[str] = (),
         forbidden_domains: list[str] = (),
         suffixes: list[str] = (),
+        extensions: frozenset[str] = frozenset(),
         prefixes: list[str] = (),
         regex_rules: list[str] = (),
         max_depth: int | None = None,
@@ -121,6 +146,7 @@ class UrlFilter:
         self.allowed = frozenset(d.lower().lstrip(".") for d in allowed_domains)
         self.forbidden = frozenset(d.lower().lstrip(".") for d in forbidden_domains)
         self.suffixes = tuple(s.lower() for s in suffixes)
+        self.extensions = tuple(extensions)  # dotted: ".pdf", ".tar.gz"
         self.prefixes = tuple(prefixes)
         self.regex: list[tuple[bool, re.Pattern[str]]] = []
         for rule in regex_rules:
@@ -155,6 +181,7 @@ class UrlFilter:
             allowed_domains=read_rules("SPITAG_ALLOWED_DOMAINS", settings.get("SPITAG_ALLOWED_DOMAINS")),
             forbidden_domains=read_rules("SPITAG_FORBIDDEN_DOMAINS", settings.get("SPITAG_FORBIDDEN_DOMAINS")),
             suffixes=read_rules("SPITAG_SUFFIX_RULES", settings.get("SPITAG_SUFFIX_RULES")),
+            extensions=skip_extensions(settings.get("SPITAG_SKIP_EXTENSIONS")),
             prefixes=read_rules("SPITAG_PREFIX_RULES", settings.get("SPITAG_PREFIX_RULES")),
             regex_rules=read_rules("SPITAG_REGEX_RULES", settings.get("SPITAG_REGEX_RULES")),
             max_depth=limit("SPITAG_MAX_DEPTH"),
@@ -177,8 +204,12 @@ class UrlFilter:
                 return "not_allowed_domain"
         elif not self.scope.allows(url):
             return "scope"
-        if self.suffixes and urlsplit(url).path.lower().endswith(self.suffixes):
-            return "suffix"
+        if self.suffixes or self.extensions:
+            path = urlsplit(url).path.lower()
+            if self.suffixes and path.endswith(self.suffixes):
+                return "suffix"
+            if self.extensions and path.endswith(self.extensions):
+                return "extension"
         if self.prefixes and not url.startswith(self.prefixes):
             return "prefix"
         if self.regex:

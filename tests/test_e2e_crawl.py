@@ -673,6 +673,28 @@ def test_a_page_refused_many_times_is_not_lost(webserver: WebServer, tmp_path: P
         assert [e.status for e in tries] == [429] * 3, tries
 
 
+@pytest.mark.parametrize("skip", [None, "none"])
+def test_files_with_no_html_are_not_fetched(webserver: WebServer, tmp_path: Path, skip: str | None) -> None:
+    """Links to images, PDFs, archives, scripts and style sheets are not followed
+    (``SPITAG_SKIP_EXTENSIONS``, by default Scrapy's ``IGNORED_EXTENSIONS``): they hold
+    no semantic markup and would cost downloads and page budget. ``none`` follows them."""
+    files = ["/logo.png", "/paper.pdf", "/code.tar.gz", "/app.js", "/style.css"]
+    links = " ".join(f'<a href="{path}">{path}</a>' for path in files + ["/page.html", "/feed.xml"])
+    site = DictSite({"/": f"<html><body>{links}</body></html>", "/page.html": "<html><body>p</body></html>"})
+    for path in files + ["/feed.xml"]:
+        site.add(path, Response(body=b"\x89 not html", content_type="application/octet-stream"))
+    webserver.add_site("files.test", site)
+    settings = {"ROBOTSTXT_OBEY": False} if skip is None else {"ROBOTSTXT_OBEY": False, "SPITAG_SKIP_EXTENSIONS": skip}
+    run = run_crawl(webserver, tmp_path, "http://files.test/", settings=settings)
+    assert run.returncode == 0, run.describe()
+    asked = {e.path for e in run.server_log}
+    if skip is None:
+        assert asked == {"/", "/page.html", "/feed.xml"}, asked
+        assert run.stats.get("spitag/filtered/extension") == "5", run.describe()
+    else:
+        assert asked == {"/", "/page.html", "/feed.xml", *files}, asked
+
+
 @pytest.mark.parametrize("dead", ["timeouts", "502"])
 def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     webserver: WebServer, tmp_path: Path, dead: str

@@ -8,7 +8,7 @@ import pytest
 from scrapy.settings import Settings
 
 from spitag.errors import BadInputError
-from spitag.filters import TrapGuard, UrlFilter, read_rules
+from spitag.filters import TrapGuard, UrlFilter, read_rules, skip_extensions
 from spitag.urls import Scope
 
 
@@ -45,6 +45,23 @@ def test_nutch_style_rules(tmp_path: Path) -> None:
     assert no_match.reason("http://www.site.test/", 1) == "regex"  # no rule matched
     with pytest.raises(BadInputError, match="starts with"):
         make(regex_rules=["[bad"])
+
+
+def test_files_with_no_html_are_skipped_by_their_extension(tmp_path: Path) -> None:
+    """``SPITAG_SKIP_EXTENSIONS``: by default Scrapy's ``IGNORED_EXTENSIONS`` (what its
+    link extractors leave out); a list may add to it or replace it; ``none`` skips none."""
+    f = make(extensions=skip_extensions("default"))
+    for path in ("/logo.PNG", "/paper.pdf", "/a/b.tar.gz", "/slides.pptx", "/app.js", "/site.css"):
+        assert f.reason(f"http://www.site.test{path}", 1) == "extension", path
+    for path in ("/", "/a.html", "/b.php?x=.pdf", "/c.xml", "/d.xml.gz", "/jpg", "/photos.jpg/"):
+        assert f.reason(f"http://www.site.test{path}", 1) is None, path
+    listed = tmp_path / "extensions.txt"
+    listed.write_text("# ours\n.XML\nepub\n")
+    assert skip_extensions(f"@{listed}") == {".xml", ".epub"}
+    assert {".xml", ".pdf"} <= skip_extensions("default, xml")
+    assert skip_extensions("none") == skip_extensions("") == frozenset()
+    with pytest.raises(BadInputError, match="not a file extension"):
+        skip_extensions("pdf, a b")
 
 
 def test_limits() -> None:

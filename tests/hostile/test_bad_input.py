@@ -29,6 +29,7 @@ CASES = [
     ("robots-ttl", "http://bad.test/", {"SPITAG_ROBOTS_TTL": "-5"}, 2, ["SPITAG_ROBOTS_TTL", "-5"]),
     ("retry-after", "http://bad.test/", {"SPITAG_MAX_RETRY_AFTER": "soon"}, 2, ["SPITAG_MAX_RETRY_AFTER", "soon"]),
     ("refusal-retries", "http://bad.test/", {"SPITAG_REFUSAL_RETRIES": "-1"}, 2, ["SPITAG_REFUSAL_RETRIES"]),
+    ("skip-extensions", "http://bad.test/", {"SPITAG_SKIP_EXTENSIONS": "pdf, a b"}, 2, ["SPITAG_SKIP_EXTENSIONS"]),
     ("host-failures", "http://bad.test/", {"SPITAG_HOST_FAILURES": "five"}, 2, ["SPITAG_HOST_FAILURES"]),
     ("host-down-seconds", "http://bad.test/", {"SPITAG_HOST_DOWN_SECONDS": "0"}, 2, ["SPITAG_HOST_DOWN_SECONDS"]),
     ("autothrottle", "http://bad.test/", {"AUTOTHROTTLE_ENABLED": "True", "AUTOTHROTTLE_TARGET_CONCURRENCY": "0"},
