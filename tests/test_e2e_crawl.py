@@ -354,7 +354,7 @@ LATIN_PAGE_NO_META = (
 INDEX = f"""<!doctype html><html><head><title>Index</title></head><body>
 <a href="/jsonld.html">a</a> <a href="/microdata.html">b</a> <a href="/missing.html">c</a>
 <a href="/moved">d</a> <a href="/copy-a.html">e</a> <a href="/copy-b.html">f</a>
-<a href="/doc.pdf">g</a> <a href="/empty.html">h</a> <a href="/latin.html">i</a>
+<a href="/doc">g</a> <a href="/empty.html">h</a> <a href="/latin.html">i</a>
 <a href="/latin-no-meta.html">i2</a>
 <a href="{ELSEWHERE}">j</a> <a href="/broken.html">k</a>
 </body></html>"""
@@ -369,7 +369,7 @@ def hand_made_site() -> DictSite:
         "/target.html": "<html><head><title>Target</title></head><body>here</body></html>",
         "/copy-a.html": COPY_PAGE,
         "/copy-b.html": COPY_PAGE,
-        "/doc.pdf": Response(200, PDF, content_type="application/pdf"),
+        "/doc": Response(200, PDF, content_type="application/pdf"),  # (a .pdf link is skipped)
         "/empty.html": Response.html(b""),
         "/latin.html": Response(200, LATIN_PAGE, content_type="text/html; charset=utf-8"),
         "/after-latin.html": "<html><body>after</body></html>",
@@ -408,7 +408,7 @@ def test_hand_made_site_every_request_is_recorded(hand_made: tuple[CrawlRun, Dic
     expected = {
         u(p) for p in (
             "/", "/jsonld.html", "/microdata.html", "/missing.html", "/moved", "/target.html",
-            "/copy-a.html", "/copy-b.html", "/doc.pdf", "/empty.html", "/latin.html",
+            "/copy-a.html", "/copy-b.html", "/doc", "/empty.html", "/latin.html",
             "/after-latin.html", "/latin-no-meta.html", "/after-latin-no-meta.html", "/broken.html",
         )
     }
@@ -468,7 +468,7 @@ def test_hand_made_site_per_url_expectations(hand_made: tuple[CrawlRun, DictSite
     assert sum(1 for p in pages.values() if p["md5"] == served_md5("/copy-a.html")) == 1
 
     # A PDF: recorded as it came, md5 of its bytes, no profile, its "links" not followed.
-    pdf, pdf_item = page("/doc.pdf"), items[u("/doc.pdf")]
+    pdf, pdf_item = page("/doc"), items[u("/doc")]
     assert pdf["md5"] == pdf_item["md5"] == hashlib.md5(PDF).hexdigest()
     assert pdf["type"] == pdf_item["content_type"] == "application/pdf"
     assert bytes(pdf["data"]) == PDF and pdf["size"] == len(PDF)
