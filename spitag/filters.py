@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from scrapy.linkextractors import IGNORED_EXTENSIONS
+
 from spitag.errors import BadInputError
 from spitag.urls import Scope, host_of
 
@@ -65,8 +67,6 @@ def skip_extensions(value: Any) -> frozenset[str]:
     """``SPITAG_SKIP_EXTENSIONS`` as dotted, lower-case extensions: a rule list
     (``pdf, .zip`` or ``@file``) in which ``default`` stands for Scrapy's
     ``IGNORED_EXTENSIONS``; ``none`` or empty: no extension is skipped."""
-    from scrapy.linkextractors import IGNORED_EXTENSIONS
-
     found: set[str] = set()
     for rule in read_rules("SPITAG_SKIP_EXTENSIONS", value):
         word = rule.lower().lstrip(".")
