@@ -121,7 +121,9 @@ SPITAG_REFUSAL_RETRIES = _env("SPITAG_REFUSAL_RETRIES", "8")
 # connections, DNS failures; or a gateway's 502, 504, 522, 524), counted by each worker,
 # is set aside as down for SPITAG_HOST_DOWN_SECONDS: its URLs wait in the frontier, are
 # not fetched meanwhile, and do not keep the crawl going; a later run tries them
-# again. 0: never (every URL of a dead host costs its retries and timeouts).
+# again. Once its time is up, a host set aside that has not answered since is set
+# aside again at its first failure. 0: never (every URL of a dead host costs its
+# retries and timeouts).
 SPITAG_HOST_FAILURES = _env("SPITAG_HOST_FAILURES", "5")
 SPITAG_HOST_DOWN_SECONDS = _env("SPITAG_HOST_DOWN_SECONDS", "600")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).

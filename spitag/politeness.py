@@ -46,6 +46,9 @@ requests to it that have not gone out are handed back to the frontier unsent
 (``HostDown``). Nutch's ``fetcher.max.exceptions.per.queue`` does the same for a
 fetch round: without it, every URL of a dead host costs ``RETRY_TIMES`` + 1 timeouts.
 Each worker counts its own failures; an answer of the host starts its count over.
+A host this worker set aside that has not answered since is set aside again at its
+first failure after its time is up: a host that stays dead costs one failed download
+per ``SPITAG_HOST_DOWN_SECONDS``, not ``SPITAG_HOST_FAILURES``.
 
 While the frontier is unreachable, politeness falls back to what this worker alone
 knows (its own places, its own spacing), and the crawl goes on.
@@ -183,6 +186,7 @@ class PolitenessMiddleware:
         self.down_seconds = crawler.settings.getfloat("SPITAG_HOST_DOWN_SECONDS")
         self.failures: dict[str, int] = {}  # host → its downloads failed in a row here
         self.hosts_down: dict[str, float] = {}  # host → until when (monotonic) it is set aside
+        self.was_down: set[str] = set()  # hosts set aside here that have not answered since
         # what counts as no answer: the exceptions Scrapy retries (RETRY_EXCEPTIONS)
         self.no_answer = tuple(
             load_object(x) if isinstance(x, str) else x for x in crawler.settings.getlist("RETRY_EXCEPTIONS")
@@ -417,6 +421,7 @@ class PolitenessMiddleware:
             self._failed(host, f"HTTP {response.status}")
         else:
             self.failures.pop(host, None)  # it answers: the count starts over
+            self.was_down.discard(host)
         sent_ago = request.meta.get("download_latency", 0.0)  # the request went out that long ago
         if self.throttle is not None and "download_latency" in request.meta:
             if request.meta.get("autothrottle_dont_adjust_delay") is not True:  # (Scrapy's key)
@@ -500,14 +505,16 @@ class PolitenessMiddleware:
 
     def _failed(self, host: str, why: str) -> None:
         """A download of ``host`` got no answer (``why``): the ``SPITAG_HOST_FAILURES``-th
-        in a row sets the host aside as down, for every worker."""
+        in a row sets the host aside as down, for every worker; the first, if this worker
+        set it aside before and it has not answered since."""
         if not self.max_failures:
             return
         now = time.monotonic()
         if self.hosts_down.get(host, 0.0) > now:
             return  # down already: the downloads that were out add nothing
         failed = self.failures.pop(host, 0) + 1
-        if failed < self.max_failures:
+        again = host in self.was_down  # (down before, no answer since: one failure is enough)
+        if failed < self.max_failures and not again:
             if len(self.failures) >= FAILING_HOSTS:
                 self.failures.clear()  # (forgetting counts only sets a host aside later)
             self.failures[host] = failed
@@ -515,9 +522,17 @@ class PolitenessMiddleware:
         if len(self.hosts_down) >= LOCAL_GATES:
             self.hosts_down = {h: t for h, t in self.hosts_down.items() if t > now}
         self.hosts_down[host] = now + self.down_seconds
+        if len(self.was_down) >= FAILING_HOSTS:
+            self.was_down.clear()  # (forgetting only costs a host its full count again)
+        self.was_down.add(host)
         if self.frontier is not None:
             self._ask(self.frontier.set_host_down, host, self.down_seconds)
         self.crawler.stats.inc_value("spitag/politeness/hosts_down")
+        if again:
+            self.crawler.stats.inc_value("spitag/politeness/hosts_down_again")
+            logger.warning("%s, down before, failed again (%s): set aside as down for another %.0f s",
+                           host, why, self.down_seconds)
+            return
         logger.warning("%s failed %d downloads in a row (the last: %s): set aside as down for %.0f s;"
                        " its URLs wait in the frontier", host, failed, why, self.down_seconds)
 

@@ -741,6 +741,38 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     assert sorted(site.asked) == sorted(urlsplit(u).path for u in queued)  # each once
 
 
+def test_a_host_down_before_is_set_aside_again_at_its_first_failure(webserver: WebServer, tmp_path: Path) -> None:
+    """A host that stays dead through a long crawl: when its down time is up (1 s here)
+    the frontier hands out its URLs again, and its first failure sets it aside again,
+    not its fifth: each new try of a dead host costs one download, not
+    ``SPITAG_HOST_FAILURES``. No URL of it is lost."""
+    site = DeadSite(status=502)
+    webserver.add_site("dead.test", site)
+    links = " ".join(f'<a href="/{i}">{i}</a> <a href="http://dead.test/{i}">d{i}</a>' for i in range(25))
+    hub = DictSite({"/": f"<html><body>{links}</body></html>"})
+    for i in range(25):
+        hub.add(f"/{i}", DeadSite.PAGE)
+    webserver.add_site("hub.test", hub)
+    run = run_crawl(webserver, tmp_path, "http://hub.test/", settings={
+        "SPITAG_STRATEGY": "bfs", "SPITAG_SCOPE": "any", "ROBOTSTXT_OBEY": False,
+        "DOWNLOAD_DELAY": 0.2, "SPITAG_HOST_DOWN_SECONDS": 1,  # the hub takes ~5 s: several down times
+    }, crawl="dead-again")
+    assert run.returncode == 0, run.describe()
+    assert len([u for u in run.items_by_url if u.startswith("http://hub.test/")]) == 26
+    times = int(run.stats.get("spitag/politeness/hosts_down", "0"))
+    assert times >= 2, run.describe()  # set aside, tried again after 1 s, set aside again...
+    assert run.stats.get("spitag/politeness/hosts_down_again") == str(times - 1), run.describe()
+    assert "dead.test, down before, failed again (HTTP 502)" in run.stderr, run.describe()
+    # 5 failures the first time, then 1 a try (5 a try before); a little slack for a
+    # request that passed the gate as the host was set aside
+    assert len(site.asked) <= 5 + 2 * (times - 1), (times, site.asked)
+    dead_urls = {f"http://dead.test/{i}" for i in range(25)}
+    stored = {u for u in run.items_by_url if u in dead_urls}
+    with sqlite3.connect(tmp_path / "crawl-frontier.db") as conn:
+        queued = {u for (u,) in conn.execute("SELECT url FROM frontier_url WHERE host = 'dead.test' AND state = 0")}
+    assert stored | queued == dead_urls and not stored & queued  # each failed, or waiting
+
+
 def test_refusals_of_downloads_already_out_back_off_once(webserver: WebServer, tmp_path: Path) -> None:
     """Three of the four downloads running at once are refused (429, no ``Retry-After``):
     one overload, so one pause of 1 s, not three that double (1, 2, 4 s). The refused
