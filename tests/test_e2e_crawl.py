@@ -695,6 +695,24 @@ def test_files_with_no_html_are_not_fetched(webserver: WebServer, tmp_path: Path
         assert asked == {"/", "/page.html", "/feed.xml", *files}, asked
 
 
+def serve_dead_host_and_hub(webserver: WebServer, site: DeadSite, n: int) -> set[str]:
+    """``site`` served as dead.test, and hub.test: a home linking its n pages and n
+    URLs of dead.test. Returns those n dead URLs."""
+    webserver.add_site("dead.test", site)
+    links = " ".join(f'<a href="/{i}">{i}</a> <a href="http://dead.test/{i}">d{i}</a>' for i in range(n))
+    hub = DictSite({"/": f"<html><body>{links}</body></html>"})
+    for i in range(n):
+        hub.add(f"/{i}", DeadSite.PAGE)
+    webserver.add_site("hub.test", hub)
+    return {f"http://dead.test/{i}" for i in range(n)}
+
+
+def queued_on_dead_host(tmp_path: Path) -> set[str]:
+    """The URLs of dead.test still queued in the crawl's frontier."""
+    with sqlite3.connect(tmp_path / "crawl-frontier.db") as conn:
+        return {u for (u,) in conn.execute("SELECT url FROM frontier_url WHERE host = 'dead.test' AND state = 0")}
+
+
 @pytest.mark.parametrize("dead", ["timeouts", "502"])
 def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     webserver: WebServer, tmp_path: Path, dead: str
@@ -704,24 +722,17 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     are not asked for, and the crawl ends when the rest is done, the URLs still queued
     in the frontier. The next run tries the host again and fetches them."""
     site = DeadSite(hang=3.0) if dead == "timeouts" else DeadSite(status=502)
-    webserver.add_site("dead.test", site)
-    links = " ".join(f'<a href="/{i}">{i}</a> <a href="http://dead.test/{i}">d{i}</a>' for i in range(30))
-    hub = DictSite({"/": f"<html><body>{links}</body></html>"})
-    for i in range(30):
-        hub.add(f"/{i}", DeadSite.PAGE)
-    webserver.add_site("hub.test", hub)
+    dead_urls = serve_dead_host_and_hub(webserver, site, 30)
     settings = {"SPITAG_STRATEGY": "bfs", "SPITAG_SCOPE": "any", "ROBOTSTXT_OBEY": False, "DOWNLOAD_TIMEOUT": 1}
     first = run_crawl(webserver, tmp_path, "http://hub.test/", settings=settings, crawl="dead")
     assert first.returncode == 0, first.describe()
-    dead_urls = {f"http://dead.test/{i}" for i in range(30)}
     failed = {u for u in first.items_by_url if u in dead_urls}
     assert len([u for u in first.items_by_url if u.startswith("http://hub.test/")]) == 31
     # before: every URL asked 3 times (RETRY_TIMES 2), 90 requests, and stored as a
     # failure, the timeouts' crawl taking 24.7 s; measured: 8 requests, 2.3 s
     assert 5 <= len(site.asked) <= 12, site.asked
     assert "dead.test failed 5 downloads in a row" in first.stderr, first.describe()
-    with sqlite3.connect(tmp_path / "crawl-frontier.db") as conn:
-        queued = {u for (u,) in conn.execute("SELECT url FROM frontier_url WHERE host = 'dead.test' AND state = 0")}
+    queued = queued_on_dead_host(tmp_path)
     assert queued == dead_urls - failed and len(queued) >= 25  # none lost: failed, or waiting
     assert first.stats.get("spitag/frontier/waiting_on_hosts_down") == str(len(queued)), first.describe()
     shown = subprocess.run(
@@ -747,12 +758,7 @@ def test_a_host_down_before_is_set_aside_again_at_its_first_failure(webserver: W
     not its fifth: each new try of a dead host costs one download, not
     ``SPITAG_HOST_FAILURES``. No URL of it is lost."""
     site = DeadSite(status=502)
-    webserver.add_site("dead.test", site)
-    links = " ".join(f'<a href="/{i}">{i}</a> <a href="http://dead.test/{i}">d{i}</a>' for i in range(25))
-    hub = DictSite({"/": f"<html><body>{links}</body></html>"})
-    for i in range(25):
-        hub.add(f"/{i}", DeadSite.PAGE)
-    webserver.add_site("hub.test", hub)
+    dead_urls = serve_dead_host_and_hub(webserver, site, 25)
     run = run_crawl(webserver, tmp_path, "http://hub.test/", settings={
         "SPITAG_STRATEGY": "bfs", "SPITAG_SCOPE": "any", "ROBOTSTXT_OBEY": False,
         "DOWNLOAD_DELAY": 0.2, "SPITAG_HOST_DOWN_SECONDS": 1,  # the hub takes ~5 s: several down times
@@ -766,10 +772,8 @@ def test_a_host_down_before_is_set_aside_again_at_its_first_failure(webserver: W
     # 5 failures the first time, then 1 a try (5 a try before); a little slack for a
     # request that passed the gate as the host was set aside
     assert len(site.asked) <= 5 + 2 * (times - 1), (times, site.asked)
-    dead_urls = {f"http://dead.test/{i}" for i in range(25)}
     stored = {u for u in run.items_by_url if u in dead_urls}
-    with sqlite3.connect(tmp_path / "crawl-frontier.db") as conn:
-        queued = {u for (u,) in conn.execute("SELECT url FROM frontier_url WHERE host = 'dead.test' AND state = 0")}
+    queued = queued_on_dead_host(tmp_path)
     assert stored | queued == dead_urls and not stored & queued  # each failed, or waiting
 
 
