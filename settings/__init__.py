@@ -118,7 +118,7 @@ SPITAG_MAX_RETRY_AFTER = _env("SPITAG_MAX_RETRY_AFTER", "120")
 # its rate costs time, not pages. Needs SPITAG_MAX_RETRY_AFTER > 0.
 SPITAG_REFUSAL_RETRIES = _env("SPITAG_REFUSAL_RETRIES", "8")
 # A host that fails this many downloads in a row (no answer: timeouts, refused or lost
-# connections, DNS failures; or a gateway's 502, 504, 522, 524), counted by each worker,
+# connections, DNS failures; or a gateway's 502, 504, 522, 524), every worker's together,
 # is set aside as down for SPITAG_HOST_DOWN_SECONDS: its URLs wait in the frontier, are
 # not fetched meanwhile, and do not keep the crawl going; a later run tries them
 # again. Once its time is up, a host set aside that has not answered since is set

@@ -45,10 +45,15 @@ frontier pops none of its URLs, and they do not keep the crawl going; this worke
 requests to it that have not gone out are handed back to the frontier unsent
 (``HostDown``). Nutch's ``fetcher.max.exceptions.per.queue`` does the same for a
 fetch round: without it, every URL of a dead host costs ``RETRY_TIMES`` + 1 timeouts.
-Each worker counts its own failures; an answer of the host starts its count over.
-A host this worker set aside that has not answered since is set aside again at its
-first failure after its time is up: a host that stays dead costs one failed download
-per ``SPITAG_HOST_DOWN_SECONDS``, not ``SPITAG_HOST_FAILURES``.
+The failures are counted in the frontier, every worker's together
+(``Frontier.host_failed``), and an answer of the host starts the count over
+(``host_answered``, sent when this worker knows of a count: its own failures, or the
+frontier's list of failing hosts, reloaded every ``DELAYS_REFRESH`` seconds). A host
+set aside that has not answered since is set aside again at its first failure after
+its time is up: a host that stays dead costs one failed download per
+``SPITAG_HOST_DOWN_SECONDS``, not ``SPITAG_HOST_FAILURES``. A worker whose download
+fails while another has set the host aside learns it then, and holds back its own
+requests to it.
 
 While the frontier is unreachable, politeness falls back to what this worker alone
 knows (its own places, its own spacing), and the crawl goes on.
@@ -74,7 +79,7 @@ from twisted.internet.defer import Deferred, succeed
 
 from spitag.aio import running_reactor
 from spitag.errors import FrontierUnavailableError
-from spitag.frontier.base import BACK_OFF_KEEP
+from spitag.frontier.base import BACK_OFF_KEEP, FAILING_HOSTS, FailureCounts
 from spitag.signals import frontier_opened
 from spitag.throttle import HostThrottle
 
@@ -100,7 +105,6 @@ PAUSE_STATUSES = (429, 503)  # answers whose Retry-After pauses the host (RFC 65
 # Answers that say the host could not be reached (a gateway's, a CDN's): failures, as
 # no answer is.
 FAILURE_STATUSES = (502, 504, 522, 524)
-FAILING_HOSTS = 65536  # hosts with a count of failures in a row kept before a clean-up
 
 
 class HostDown(IgnoreRequest):
@@ -184,9 +188,12 @@ class PolitenessMiddleware:
         self.backing_off: dict[str, float] = {}
         self.max_failures = max(crawler.settings.getint("SPITAG_HOST_FAILURES"), 0)
         self.down_seconds = crawler.settings.getfloat("SPITAG_HOST_DOWN_SECONDS")
-        self.failures: dict[str, int] = {}  # host → its downloads failed in a row here
         self.hosts_down: dict[str, float] = {}  # host → until when (monotonic) it is set aside
-        self.was_down: set[str] = set()  # hosts set aside here that have not answered since
+        # hosts with failures in a row (or set aside before) in the frontier, as far as
+        # this worker knows: an answer of one is told (host_answered)
+        self.failing: set[str] = set()
+        self.failing_loaded = 0.0
+        self.own_failures = FailureCounts()  # the counts while the frontier is unreachable
         # what counts as no answer: the exceptions Scrapy retries (RETRY_EXCEPTIONS)
         self.no_answer = tuple(
             load_object(x) if isinstance(x, str) else x for x in crawler.settings.getlist("RETRY_EXCEPTIONS")
@@ -419,9 +426,8 @@ class PolitenessMiddleware:
         host = urlparse_cached(request).hostname or ""
         if response.status in FAILURE_STATUSES:
             self._failed(host, f"HTTP {response.status}")
-        else:
-            self.failures.pop(host, None)  # it answers: the count starts over
-            self.was_down.discard(host)
+        elif self._known_failing(host):
+            self._answered(host)
         sent_ago = request.meta.get("download_latency", 0.0)  # the request went out that long ago
         if self.throttle is not None and "download_latency" in request.meta:
             if request.meta.get("autothrottle_dont_adjust_delay") is not True:  # (Scrapy's key)
@@ -504,37 +510,64 @@ class PolitenessMiddleware:
         del self.hosts_down[host]
 
     def _failed(self, host: str, why: str) -> None:
-        """A download of ``host`` got no answer (``why``): the ``SPITAG_HOST_FAILURES``-th
-        in a row sets the host aside as down, for every worker; the first, if this worker
-        set it aside before and it has not answered since."""
+        """A download of ``host`` got no answer (``why``): the frontier counts it with
+        every worker's failures (``Frontier.host_failed``); the
+        ``SPITAG_HOST_FAILURES``-th in a row sets the host aside as down, for every
+        worker, the first if it was set aside before and has not answered since.
+        While the frontier is unreachable, this worker counts alone."""
         if not self.max_failures:
             return
         now = time.monotonic()
         if self.hosts_down.get(host, 0.0) > now:
             return  # down already: the downloads that were out add nothing
-        failed = self.failures.pop(host, 0) + 1
-        again = host in self.was_down  # (down before, no answer since: one failure is enough)
-        if failed < self.max_failures and not again:
-            if len(self.failures) >= FAILING_HOSTS:
-                self.failures.clear()  # (forgetting counts only sets a host aside later)
-            self.failures[host] = failed
+        failure = None
+        if self.frontier is not None:
+            failure = self._ask(self.frontier.host_failed, host, self.max_failures, self.down_seconds)
+        if failure is None:
+            failure = self.own_failures.failed(host, self.max_failures, self.down_seconds)
+        if len(self.failing) >= FAILING_HOSTS:
+            self.failing.clear()  # (reloaded from the frontier within DELAYS_REFRESH)
+        self.failing.add(host)
+        if not failure.down:
             return
         if len(self.hosts_down) >= LOCAL_GATES:
             self.hosts_down = {h: t for h, t in self.hosts_down.items() if t > now}
-        self.hosts_down[host] = now + self.down_seconds
-        if len(self.was_down) >= FAILING_HOSTS:
-            self.was_down.clear()  # (forgetting only costs a host its full count again)
-        self.was_down.add(host)
-        if self.frontier is not None:
-            self._ask(self.frontier.set_host_down, host, self.down_seconds)
+        self.hosts_down[host] = now + failure.down
+        if not failure.count:  # another worker set it aside: this one learns it now
+            self.crawler.stats.inc_value("spitag/politeness/hosts_found_down")
+            logger.info("%s failed (%s): another worker set it aside as down for another %.0f s",
+                        host, why, failure.down)
+            return
         self.crawler.stats.inc_value("spitag/politeness/hosts_down")
-        if again:
+        if failure.again:
             self.crawler.stats.inc_value("spitag/politeness/hosts_down_again")
             logger.warning("%s, down before, failed again (%s): set aside as down for another %.0f s",
-                           host, why, self.down_seconds)
+                           host, why, failure.down)
             return
         logger.warning("%s failed %d downloads in a row (the last: %s): set aside as down for %.0f s;"
-                       " its URLs wait in the frontier", host, failed, why, self.down_seconds)
+                       " its URLs wait in the frontier", host, failure.count, why, failure.down)
+
+    def _known_failing(self, host: str) -> bool:
+        """Whether ``host`` has failures in a row (or was set aside) as far as this
+        worker knows: its own failures, and the frontier's list of failing hosts (every
+        worker's), reloaded every ``DELAYS_REFRESH`` seconds where workers share it."""
+        frontier = self.frontier
+        if frontier is not None and frontier.shares_hosts:
+            now = time.monotonic()
+            if now - self.failing_loaded > DELAYS_REFRESH:
+                hosts = self._ask(frontier.failing_hosts)
+                if hosts is not None:
+                    self.failing = set(hosts) if len(hosts) < FAILING_HOSTS else set()
+                self.failing_loaded = now
+        return host in self.failing or host in self.own_failures.rows
+
+    def _answered(self, host: str) -> None:
+        """``host`` answered: its failures in a row start over, for every worker."""
+        self.failing.discard(host)
+        self.own_failures.answered(host)
+        if self.frontier is not None:
+            if self._ask(self.frontier.host_answered, host) is None and self.down:
+                self.failing.add(host)  # (told once the frontier answers again)
 
 
 def refusal_retries(settings: Any) -> int:

@@ -592,6 +592,34 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     assert c.pop(10) == [] and not c.has_work()
 
 
+def test_failures_in_a_row_set_a_host_down_for_every_worker(make) -> None:
+    """``host_failed``: the failures of every worker count together; the ``limit``-th
+    in a row sets the host down (``hosts_down``), a failure while it is down counts
+    nothing, an answer (``host_answered``) starts the count over, and a host set down
+    before that has not answered since goes down again at its first failure."""
+    a = make(owner="w:1:a")
+    b = make(owner="w:2:b") if a.shares_hosts else a
+    a.push([entry("http://dead.test/1")], "sum")
+    assert a.host_failed("dead.test", 3, 0.5) == (1, 0.0, False)
+    assert b.host_failed("dead.test", 3, 0.5) == (2, 0.0, False)
+    b.host_answered("dead.test")  # it answered: the count starts over
+    assert a.failing_hosts() == []
+    assert [b.host_failed("dead.test", 3, 0.5).count for _ in range(2)] == [1, 2]
+    assert a.failing_hosts() == ["dead.test"] and a.hosts_down() == []
+    assert a.host_failed("dead.test", 3, 0.5) == (3, 0.5, False)  # the third in a row
+    assert [h for h, _, _ in b.hosts_down()] == ["dead.test"] and b.pop(10) == []
+    count, left, again = b.host_failed("dead.test", 3, 0.5)  # out when it went down
+    assert count == 0 and 0 < left <= 0.5 and not again
+    time.sleep(0.55)
+    assert b.hosts_down() == []
+    assert b.host_failed("dead.test", 3, 0.5) == (1, 0.5, True)  # down before: its first failure
+    time.sleep(0.55)
+    a.host_answered("dead.test")
+    assert b.host_failed("dead.test", 3, 0.5) == (1, 0.0, False)  # it answered since
+    assert a.clear_down() == 0 and b.failing_hosts() == []  # a new run starts over
+    assert a.host_answered("never.test") is None and a.failing_hosts() == []
+
+
 def test_urls_survive_the_round_trip(make) -> None:
     f = make()
     urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]

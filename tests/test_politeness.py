@@ -1,12 +1,19 @@
 """Politeness held by SpiTag itself: per-host concurrency (HostConcurrency),
-Retry-After, AutoThrottle (spitag.throttle)."""
+Retry-After, AutoThrottle (spitag.throttle), dead hosts counted by every worker."""
 
 from __future__ import annotations
 
 import email.utils
 from datetime import datetime, timedelta, timezone
 
-from spitag.politeness import HostConcurrency, retry_after
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.utils.project import get_project_settings
+from scrapy.utils.test import get_crawler
+
+from spitag.frontier import open_frontier
+from spitag.politeness import HostConcurrency, HostDown, PolitenessMiddleware, retry_after
 from spitag.throttle import HostThrottle
 
 
@@ -66,3 +73,48 @@ def test_autothrottle_delays_follow_latency_by_scrapys_rule() -> None:
     assert throttle.adjust("b", 0.0, 200)[1] == 0.1  # not below the host's own delay
     assert throttle.delay("a") == 3.0 and throttle.delay("b") == 0.1
     assert HostThrottle(1.0, min_delay=2.0, max_delay=1.0, start_delay=0.0).start_delay == 2.0
+
+
+def politeness_on(frontier_url: str, owner: str, failures: int, down_seconds: float):
+    """A worker's politeness middleware on the frontier of crawl ``c`` (its signals
+    are not sent: the frontier is handed to it as ``frontier_opened`` would)."""
+    settings = get_project_settings().copy_to_dict()
+    settings.update(SPITAG_HOST_FAILURES=failures, SPITAG_HOST_DOWN_SECONDS=down_seconds,
+                    TWISTED_REACTOR_ENABLED=False)  # (no reactor runs here)
+    crawler = get_crawler(settings_dict=settings)
+    middleware = PolitenessMiddleware(crawler)
+    middleware.frontier = open_frontier(frontier_url, "c", owner)
+    return middleware
+
+
+def answer(middleware, status: int) -> None:
+    request = Request("http://dead.test/x")
+    middleware.process_response(request, HtmlResponse(request.url, status=status, request=request))
+
+
+def test_workers_count_a_hosts_failures_together(redis_url: str) -> None:
+    """Two workers on one Redis frontier, ``SPITAG_HOST_FAILURES`` 3: two failures of
+    one and one of the other set the host aside (each counting alone, neither would);
+    the other learns it at its next failure and holds its requests back; an answer
+    to either starts the count over for both."""
+    a = politeness_on(redis_url, "w:1:a", 3, 60.0)
+    b = politeness_on(redis_url, "w:2:b", 3, 60.0)
+    try:
+        answer(a, 502)
+        answer(a, 502)
+        answer(b, 200)  # b has not heard of a's failures yet: it loads them now
+        answer(a, 502)
+        answer(a, 502)
+        assert a.frontier.hosts_down() == []  # the answer between started the count over
+        answer(b, 504)  # the third in a row, of both workers together
+        assert [h for h, _, _ in a.frontier.hosts_down()] == ["dead.test"]
+        assert b.crawler.stats.get_value("spitag/politeness/hosts_down") == 1
+        a._check_down("dead.test")  # a has not heard yet: its requests still go
+        answer(a, 502)  # out when the host went down: a learns it, counting nothing
+        assert a.crawler.stats.get_value("spitag/politeness/hosts_found_down") == 1
+        assert a.crawler.stats.get_value("spitag/politeness/hosts_down") is None
+        with pytest.raises(HostDown):
+            a._check_down("dead.test")
+    finally:
+        a.frontier.close()
+        b.frontier.close()

@@ -200,9 +200,11 @@ def test_a_dead_host_is_set_aside_for_both_workers(redis_url: str, tmp_path: Pat
     urls = stored(tmp_path, "a", "b")
     assert {f"http://hub.test/{i}" for i in range(40)} <= urls
     failed = {u for u in urls if u.startswith("http://dead.test/")}
-    # before: 120 requests (40 URLs, 3 tries each), every URL stored as a 502;
-    # measured: 8 and 16 requests, none stored
-    assert len(site.asked) <= 30 and len(failed) <= 8, (len(site.asked), failed)
+    # before: 120 requests (40 URLs, 3 tries each), every URL stored as a 502; each
+    # worker counting its own failures: 8 or 16. Counted together: the 5 failures,
+    # the 3 other places' downloads then out, and at most 4 more of the worker that
+    # learns of it at its next failure (measured: 8 in four runs)
+    assert len(site.asked) <= 12 and len(failed) <= 8, (len(site.asked), failed)
     frontier = open_frontier(redis_url, "dead")
     try:
         assert [(h, n) for h, _, n in frontier.hosts_down()] == [("dead.test", 40 - len(failed))]

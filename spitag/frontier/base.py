@@ -42,7 +42,13 @@ one (SQLite); the contract is the same:
   failures in a row): none of its URLs is popped for ``seconds``, and its queued URLs
   do not keep the crawl going (``has_work``); they stay queued, for when the time is
   up or for a later run. ``hosts_down()`` — (host, seconds left, URLs queued) of the
-  hosts down now. ``clear_down()`` — a new run starts: every host gets another try.
+  hosts down now. ``clear_down()`` — a new run starts: every host gets another try,
+  and the failures in a row below start over.
+  ``host_failed(host, limit, seconds)`` — a download of the host got no answer: the
+  failures in a row are counted for every worker, and the ``limit``-th sets the host
+  down (the first, if it was set down before and has not answered since);
+  ``host_answered(host)`` — it answered: the count and that mark go;
+  ``failing_hosts()`` — the hosts with either.
 * ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done; per host; best waiting.
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
@@ -78,7 +84,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from spitag.linkevidence import MASK  # link evidence: the mask of linking hosts
 
@@ -87,6 +93,7 @@ COMBINES = ("sum", "max")
 HOST_RANKINGS = ("blend", "posterior")
 
 
+FAILING_HOSTS = 65536  # hosts with failures in a row kept in a process before a clean-up
 BACK_OFF_KEEP = 60.0  # seconds a host's refusals in a row are remembered after its back-off ends
 BACK_OFF_HOSTS = 4096  # hosts with a back-off count kept in a process before a clean-up
 
@@ -94,6 +101,46 @@ BACK_OFF_HOSTS = 4096  # hosts with a back-off count kept in a process before a 
 def back_off_seconds(refusals: int, base: float, cap: float) -> float:
     """The pause after ``refusals`` refusals in a row: ``base · 2^(refusals−1)``, at most ``cap``."""
     return min(base * 2.0 ** min(refusals - 1, 30), cap)
+
+
+class HostFailure(NamedTuple):
+    """What one failed download did (``Frontier.host_failed``)."""
+
+    count: int  # the host's failures in a row, this one included; 0: it was down already
+    down: float  # seconds it is set down for from now (0: not down)
+    again: bool  # set down at its first failure: down before, and no answer since
+
+
+class FailureCounts:
+    """Failures in a row per host, and whether each was set down before, kept in one
+    process: the frontier's own where one worker owns it, and politeness's while a
+    shared frontier is unreachable. ``failed`` is ``Frontier.host_failed``'s rule
+    (without the frontier's ``set_host_down``)."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[Any]] = {}  # host → [failures in a row, down before, down until]
+
+    def failed(self, host: str, limit: int, seconds: float) -> HostFailure:
+        now = time.monotonic()
+        row = self.rows.get(host)
+        if row is not None and row[2] > now:
+            return HostFailure(0, row[2] - now, False)  # down already: nothing counted
+        if row is None:
+            if len(self.rows) >= FAILING_HOSTS:  # (forgetting only sets a host down later)
+                self.rows = {h: r for h, r in self.rows.items() if r[2] > now}
+            row = self.rows[host] = [0, False, 0.0]
+        row[0] += 1
+        count, before = row[0], row[1]
+        if count < limit and not before:
+            return HostFailure(count, 0.0, False)
+        row[:] = [0, True, now + seconds]
+        return HostFailure(count, seconds, before)
+
+    def answered(self, host: str) -> None:
+        self.rows.pop(host, None)
+
+    def failing(self) -> list[str]:
+        return list(self.rows)
 
 
 @dataclass(slots=True)
@@ -285,6 +332,7 @@ class Frontier(ABC):
         self.machine = machine or machine_of(owner)
         self.probe = probe  # a host with nothing done or learnt: one URL, then a wait (see pop)
         self._back_offs: dict[str, tuple[int, float]] = {}  # host → (refusals, end): back_off
+        self._failures = FailureCounts()  # host_failed, where one worker owns the frontier
 
     def rank(self, best: float, score_sum: float = 0.0, pages: int = 0, estimate: float | None = None) -> float:
         """The rank of a host whose best queued priority is ``best`` and whose fetched
@@ -371,6 +419,30 @@ class Frontier(ABC):
     def clear_down(self) -> int:
         """A new run: every host down is tried again (its pop time reset too). Returns
         how many were down."""
+
+    def host_failed(self, host: str, limit: int, seconds: float) -> HostFailure:
+        """A download of ``host`` got no answer (``SPITAG_HOST_FAILURES``): count it
+        among the host's failures in a row, every worker's together, and set the host
+        down (``set_host_down``) for ``seconds`` at the ``limit``-th, or at the first if
+        it was set down before and has not answered since (``host_answered``): a host
+        that stays dead costs one download per down time. A failure while the host is
+        down counts nothing (the downloads that were out when it went down) and says
+        how long it stays down. This default keeps the counts in the process (a
+        frontier one worker owns); a shared frontier keeps them for all its workers."""
+        failure = self._failures.failed(host, limit, seconds)
+        if failure.count and failure.down:
+            self.set_host_down(host, seconds)
+        return failure
+
+    def host_answered(self, host: str) -> None:
+        """``host`` answered: its failures in a row, and its mark of having been set
+        down, go."""
+        self._failures.answered(host)
+
+    def failing_hosts(self) -> list[str]:
+        """The hosts with failures in a row or the mark of having been set down: those
+        whose answer ``host_answered`` must hear of."""
+        return self._failures.failing()
 
     @abstractmethod
     def pause_host(self, host: str, seconds: float) -> None:

@@ -59,7 +59,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   a place (token → when it first asked; token → when it is dropped unless it asks
   again): a free place goes to the longest waiting first, whichever worker frees it;
   ``down`` hash — host → until when it is down (``set_host_down``: it stopped
-  answering), its queued URLs not counted by ``has_work``;
+  answering), its queued URLs not counted by ``has_work``; ``fails`` hash — host →
+  ``<failures in a row>|<1 if set down before>`` (``host_failed``, every worker's
+  failures counted together; ``host_answered`` deletes the field, a new run the hash);
   ``pz:<host>`` string — until when the host asked to be left alone (``pause_host``,
   Retry-After; ``back_off``), expiring then; ``bo:<host>`` hash — ``n``, the host's
   refusals without Retry-After in a row, and ``end``, when the last back-off ends
@@ -107,6 +109,7 @@ from spitag.frontier.base import (
     Counts,
     Entry,
     Frontier,
+    HostFailure,
     HostState,
     Learnt,
     PushResult,
@@ -842,18 +845,44 @@ pause(host, t, t + s)
 return tostring(s)
 """
 
-# ARGV: prefix, host, seconds. The host stopped answering (Frontier.set_host_down): no
-# pop of its URLs until then (``next``, ``ready``), and ``down`` says why its queued
-# URLs do not keep the crawl going (HAS_WORK).
-SET_HOST_DOWN = _COMMON + r"""
-local host = ARGV[2]
-local til = now() + tonumber(ARGV[3])
-if til > tonumber(redis.call('HGET', p .. 'down', host) or '0') then redis.call('HSET', p .. 'down', host, til) end
-if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
-  redis.call('HSET', p .. 'next', host, til)
-  redis.call('ZADD', p .. 'ready', 'XX', til, host)
+# The host stopped answering (Frontier.set_host_down): no pop of its URLs until til
+# (``next``, ``ready``), and ``down`` says why its queued URLs do not keep the crawl
+# going (HAS_WORK). A later time already set stays.
+_DOWN = r"""
+local function set_down(host, til)
+  if til > tonumber(redis.call('HGET', p .. 'down', host) or '0') then redis.call('HSET', p .. 'down', host, til) end
+  if til > tonumber(redis.call('HGET', p .. 'next', host) or '0') then
+    redis.call('HSET', p .. 'next', host, til)
+    redis.call('ZADD', p .. 'ready', 'XX', til, host)
+  end
 end
+"""
+
+# ARGV: prefix, host, seconds.
+SET_HOST_DOWN = _COMMON + _DOWN + r"""
+set_down(ARGV[2], now() + tonumber(ARGV[3]))
 return 0
+"""
+
+# ARGV: prefix, host, limit, seconds. A download of the host got no answer
+# (Frontier.host_failed). ``fails``: host → ``<failures in a row>|<1 if set down
+# before>``. Reply {count, seconds down, again}: {0, left, 0} while it is down already.
+HOST_FAILED = _COMMON + _DOWN + r"""
+local host = ARGV[2]
+local t = now()
+local til = tonumber(redis.call('HGET', p .. 'down', host) or '0')
+if til > t then return {0, tostring(til - t), 0} end
+local row = redis.call('HGET', p .. 'fails', host) or '0|0'
+local bar = string.find(row, '|', 1, true)
+local n = tonumber(string.sub(row, 1, bar - 1)) + 1
+local before = string.sub(row, bar + 1) == '1'
+if n < tonumber(ARGV[3]) and not before then
+  redis.call('HSET', p .. 'fails', host, n .. '|0')
+  return {n, '0', 0}
+end
+redis.call('HSET', p .. 'fails', host, '0|1')
+set_down(host, t + tonumber(ARGV[4]))
+return {n, ARGV[4], before and 1 or 0}
 """
 
 # ARGV: prefix. Anything leased, or queued on a host not down; the hosts whose time is
@@ -914,7 +943,7 @@ for i = 1, #down, 2 do
     end
   end
 end
-redis.call('DEL', p .. 'down')
+redis.call('DEL', p .. 'down', p .. 'fails')
 return n
 """
 
@@ -1218,6 +1247,7 @@ class RedisFrontier(Frontier):
         self._end_back_off = register(END_BACK_OFF)
         self._set_host_down, self._has_work = register(SET_HOST_DOWN), register(HAS_WORK)
         self._hosts_down, self._clear_down = register(HOSTS_DOWN), register(CLEAR_DOWN)
+        self._host_failed = register(HOST_FAILED)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
@@ -1331,6 +1361,19 @@ class RedisFrontier(Frontier):
     @_transient
     def clear_down(self) -> int:
         return int(self._clear_down(args=[self.prefix]))
+
+    @_transient
+    def host_failed(self, host: str, limit: int, seconds: float) -> HostFailure:
+        count, down, again = self._host_failed(args=[self.prefix, host, limit, seconds])
+        return HostFailure(int(count), float(down), bool(again))
+
+    @_transient
+    def host_answered(self, host: str) -> None:
+        self.redis.hdel(self.prefix + "fails", host)
+
+    @_transient
+    def failing_hosts(self) -> list[str]:
+        return [h.decode() for h in self.redis.hkeys(self.prefix + "fails")]
 
     @_transient
     def pause_host(self, host: str, seconds: float) -> None:

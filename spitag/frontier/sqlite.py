@@ -33,6 +33,7 @@ from spitag.frontier.base import (
     MASK,
     QUEUED,
     Counts,
+    FailureCounts,
     Entry,
     Frontier,
     HostState,
@@ -475,6 +476,7 @@ class SQLiteFrontier(Frontier):
                 " WHERE crawl = ? AND down_until > ?",
                 (now, self.crawl, now),
             )
+        self._failures = FailureCounts()  # (and the failures in a row start over)
         return cur.rowcount
 
     def pause_host(self, host: str, seconds: float) -> None:
