@@ -550,9 +550,9 @@ class PolitenessMiddleware:
     def _known_failing(self, host: str) -> bool:
         """Whether ``host`` has failures in a row (or was set aside) as far as this
         worker knows: its own failures, and the frontier's list of failing hosts (every
-        worker's), reloaded every ``DELAYS_REFRESH`` seconds where workers share it."""
+        worker's, where workers share it), reloaded every ``DELAYS_REFRESH`` seconds."""
         frontier = self.frontier
-        if frontier is not None and frontier.shares_hosts:
+        if frontier is not None:
             now = time.monotonic()
             if now - self.failing_loaded > DELAYS_REFRESH:
                 hosts = self._ask(frontier.failing_hosts)
@@ -566,8 +566,9 @@ class PolitenessMiddleware:
         self.failing.discard(host)
         self.own_failures.answered(host)
         if self.frontier is not None:
-            if self._ask(self.frontier.host_answered, host) is None and self.down:
-                self.failing.add(host)  # (told once the frontier answers again)
+            self._ask(self.frontier.host_answered, host)
+            if self.down:  # unreachable: told once the frontier answers again
+                self.failing.add(host)
 
 
 def refusal_retries(settings: Any) -> int:
