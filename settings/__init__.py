@@ -50,6 +50,9 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "spitag.robots.SharedRobotsTxtMiddleware": 100,
     "spitag.auth.SeedAuthMiddleware": 310,  # credentials of seed URLs, never shown
+    # Scrapy's RetryMiddleware, with a failed frontier URL tried again later
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "spitag.retry.LaterRetryMiddleware": 550,
     "spitag.politeness.PolitenessMiddleware": 990,
 }
 
@@ -126,6 +129,12 @@ SPITAG_REFUSAL_RETRIES = _env("SPITAG_REFUSAL_RETRIES", "8")
 # retries and timeouts).
 SPITAG_HOST_FAILURES = _env("SPITAG_HOST_FAILURES", "5")
 SPITAG_HOST_DOWN_SECONDS = _env("SPITAG_HOST_DOWN_SECONDS", "600")
+# A download that gets no usable answer (no answer at all, or one of RETRY_HTTP_CODES
+# but 429 and 503, which politeness pauses for) is tried again this many seconds later,
+# then twice as long, up to RETRY_TIMES times, not at once: its URL waits in the
+# frontier, counted there with its failures (every worker's, every run's), and keeps the
+# crawl going meanwhile (unless its host is down). 0: Scrapy's immediate retries.
+SPITAG_RETRY_DELAY = _env("SPITAG_RETRY_DELAY", "10")
 # Seed the crawl with the sitemaps listed in robots.txt (needs ROBOTSTXT_OBEY).
 SPITAG_SITEMAPS = _env("SPITAG_SITEMAPS", "False")
 SPITAG_MAX_SITEMAP_URLS = _env("SPITAG_MAX_SITEMAP_URLS", "50000")

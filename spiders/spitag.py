@@ -29,6 +29,7 @@ from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
 from spitag.offload import ProfilePool
 from spitag.politeness import HostDown
 from spitag.record import failure_item, profile_job, response_item
+from spitag.retry import RetryLater
 from spitag.scoring import Parent, semantic_score, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds, raw_seeds
 from spitag.signals import url_set_aside, url_settled
@@ -273,6 +274,8 @@ class SpitagSpider(scrapy.Spider):
             self.stats.inc_value("spitag/filtered/robots")
             logger.debug("forbidden by robots.txt: %s", url)
             self.crawler.signals.send_catch_log(url_settled, url=url, spider=self)
+            return
+        if failure.check(RetryLater):  # failed: its URL waits in the frontier (spitag.retry)
             return
         if failure.check(HostDown):  # not sent: back to the frontier, for a later try
             logger.debug("set aside, its host is down: %s", url)

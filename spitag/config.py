@@ -88,6 +88,7 @@ class CrawlConfig:
         _number(settings, "SPITAG_REFUSAL_RETRIES", int, minimum=0, maximum=100)
         _number(settings, "SPITAG_HOST_FAILURES", int, minimum=0, maximum=1_000_000)
         _number(settings, "SPITAG_HOST_DOWN_SECONDS", float, minimum=1.0, maximum=86400.0 * 30)
+        _number(settings, "SPITAG_RETRY_DELAY", float, minimum=0.0, maximum=86400.0)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

@@ -26,6 +26,7 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import time
@@ -47,7 +48,7 @@ from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting, refusal_retries
 from spitag.recrawl import RecrawlPolicy, plan_recrawl
 from spitag.scoring import SEED_PRIORITY
-from spitag.signals import batch_stored, frontier_opened, url_set_aside, url_settled
+from spitag.signals import batch_stored, frontier_opened, url_retry_later, url_set_aside, url_settled
 from spitag.store import open_store
 from spitag.urls import host_of, redact, try_normalize
 
@@ -62,6 +63,7 @@ logger = logging.getLogger(__name__)
 
 PUSH_INTERVAL = 0.2
 REAP_INTERVAL = 5.0
+RETRY_REAP_SLACK = 0.05  # seconds after a failed URL is due before it is reaped (clocks differ)
 CONTROL_INTERVAL = 1.0
 MAX_BACKOFF = 10.0
 IDLE_POLL = 0.5
@@ -130,6 +132,9 @@ class FrontierScheduler(BaseScheduler):
         self.canonicals: list[Entry] = []
         self.loops: list[task.LoopingCall] = []
         self.wake_call: Any = None
+        self.retries_due: list[float] = []  # when this worker's failed URLs are due again
+        self.retry_call: Any = None  # a reap when the first of them is due
+        self.retry_call_due = 0.0
         self.down_since: float | None = None
         self.retry_at = 0.0
         self.backoff = 0.0
@@ -207,6 +212,7 @@ class FrontierScheduler(BaseScheduler):
         signals_.connect(self._on_batch_stored, signal=batch_stored)
         signals_.connect(self._on_url_settled, signal=url_settled)
         signals_.connect(self._on_url_set_aside, signal=url_set_aside)
+        signals_.connect(self._on_url_retry_later, signal=url_retry_later)
         signals_.connect(self._on_item_scraped, signal=signals.item_scraped)
         signals_.connect(self._on_response, signal=signals.response_received)
         for interval, work in (
@@ -223,15 +229,15 @@ class FrontierScheduler(BaseScheduler):
     def _report_down(self) -> None:
         """At the end of a run: the URLs left waiting on hosts set aside as down."""
         down = self._call(self.frontier.hosts_down, default=[])
-        waiting = sum(queued for _, _, queued in down)
+        waiting = sum(urls for _, _, urls in down)
         if not waiting:
             return
         self.stats.set_value("spitag/frontier/hosts_down_at_end", len(down))
         self.stats.set_value("spitag/frontier/waiting_on_hosts_down", waiting)
-        shown = ", ".join(f"{host} ({queued})" for host, _, queued in down[:10])
+        shown = ", ".join(f"{host} ({urls})" for host, _, urls in down[:10])
         more = f" and {len(down) - 10} more" if len(down) > 10 else ""
         logger.warning(
-            "%d URL(s) left queued on %d host(s) set aside as down: %s%s. Run the crawl again"
+            "%d URL(s) left waiting on %d host(s) set aside as down: %s%s. Run the crawl again"
             " to try them again", waiting, len(down), shown, more,
         )
 
@@ -250,8 +256,9 @@ class FrontierScheduler(BaseScheduler):
         for loop in self.loops:
             if loop.running:
                 loop.stop()
-        if self.wake_call is not None and self.wake_call.active():
-            self.wake_call.cancel()
+        for call in (self.wake_call, self.retry_call):
+            if call is not None and call.active():
+                call.cancel()
         if self.frontier is None:
             return
         self.retry_at = 0.0  # one last try, outage or not
@@ -493,6 +500,34 @@ class FrontierScheduler(BaseScheduler):
         if self.frontier is not None and self.in_flight.pop(url, None) is not None:
             self.set_aside.append(url)
 
+    def _on_url_retry_later(self, url: str, seconds: float) -> None:
+        """Failed, to be tried again in ``seconds`` (``spitag.retry``): the frontier
+        holds its lease until then; this worker no longer renews it, nor hands it back
+        at close, and reaps it when it is due rather than at the next periodic reap."""
+        self.in_flight.pop(url, None)
+        heapq.heappush(self.retries_due, time.monotonic() + seconds)
+        self._arm_retry_reap()
+        self._wake()
+
+    def _arm_retry_reap(self) -> None:
+        if not self.retries_due:
+            return
+        due = self.retries_due[0]
+        if self.retry_call is not None and self.retry_call.active():
+            if self.retry_call_due <= due:
+                return
+            self.retry_call.cancel()
+        self.retry_call_due = due
+        wait = max(due - time.monotonic(), 0.0) + RETRY_REAP_SLACK
+        self.retry_call = running_reactor().callLater(wait, self._reap_retries)
+
+    def _reap_retries(self) -> None:
+        now = time.monotonic()
+        while self.retries_due and self.retries_due[0] <= now:
+            heapq.heappop(self.retries_due)
+        self._guarded(self._reap)
+        self._arm_retry_reap()
+
     def _on_response(self, response: Any, request: Any = None, spider: Any = None) -> None:
         latency = request.meta.get("download_latency") if request is not None else None
         if latency is not None:
@@ -577,7 +612,8 @@ class FrontierScheduler(BaseScheduler):
         reaped = self._call(self.frontier.reap, default=0)
         if reaped:
             self.stats.inc_value("spitag/frontier/reaped", reaped)
-            logger.info("frontier: %d expired leases put back in the queue", reaped)
+            logger.info("frontier: %d expired leases put back in the queue (a dead worker's, or"
+                        " failed URLs due for another try)", reaped)
             self._wake()
 
     def _heartbeat(self) -> None:

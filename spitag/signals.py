@@ -15,6 +15,12 @@ url_settled = object()
 #: stays queued, for when the host is tried again.
 url_set_aside = object()
 
+#: A request failed and its URL waits, still leased, to be tried again later
+#: (``spitag.retry``). Arguments: ``url`` (str), ``seconds`` (until it is due). The
+#: scheduler stops renewing its lease and leaves it to the frontier, which queues it
+#: again when the lease runs out.
+url_retry_later = object()
+
 #: The scheduler opened its frontier. Arguments: ``frontier``. Components that need
 #: it (the politeness middleware) keep a reference.
 frontier_opened = object()

@@ -46,7 +46,7 @@ from tests.support.crawl import (
     sqlite_url,
     url_rows,
 )
-from tests.support.sites import CountingSite, DeadSite, RefusingSite, tree_site
+from tests.support.sites import CountingSite, DeadSite, FlakySite, RefusingSite, tree_site
 from tests.support.webserver import DictSite, DirectorySite, Response, WebServer
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -509,17 +509,24 @@ def test_hand_made_site_counts_the_broken_json_ld(hand_made: tuple[CrawlRun, Dic
     assert re.search(r"'spitag/extract/errors/json-ld': 1\b", run.stderr)
 
 
-def test_server_error_is_retried_then_recorded(webserver: WebServer, tmp_path: Path) -> None:
+def test_server_error_is_retried_later_then_recorded(webserver: WebServer, tmp_path: Path) -> None:
+    """A 500 is asked again ``SPITAG_RETRY_DELAY`` seconds later, then twice that
+    (``spitag.retry``), not at once; after ``RETRY_TIMES`` retries it is stored."""
     webserver.add_site("retry.test", DictSite({
         "/": '<html><body><a href="/boom">boom</a> <a href="/ok">ok</a></body></html>',
         "/ok": "<html><body>fine</body></html>",
         "/boom": Response.text("internal error\n", status=500),
     }))
-    # CLOSESPIDER_TIMEOUT only bounds the hang of the bug above; a right crawl ends at once.
-    run = run_crawl(webserver, tmp_path, "http://retry.test/", settings={"CLOSESPIDER_TIMEOUT": 12})
+    # CLOSESPIDER_TIMEOUT only bounds the hang of the bug above; a right crawl ends once
+    # the last retry is in (about 1 + 2 s).
+    run = run_crawl(webserver, tmp_path, "http://retry.test/",
+                    settings={"CLOSESPIDER_TIMEOUT": 30, "SPITAG_RETRY_DELAY": 1})
     assert run.returncode == 0, run.describe()
     boom = "http://retry.test/boom"
-    assert requested_urls(run.server_log).count(boom) == 3  # RETRY_TIMES = 2
+    asked = [e.time for e in run.server_log if f"http://{e.host}{e.path}" == boom]
+    assert len(asked) == 3, run.describe()  # RETRY_TIMES = 2
+    assert asked[1] - asked[0] >= 1.0 and asked[2] - asked[1] >= 2.0, asked
+    assert run.stats.get("spitag/retry/later") == "2", run.describe()
     with run.connect() as conn:
         table = url_rows(conn)
     assert boom in table, run.describe()
@@ -695,6 +702,25 @@ def test_files_with_no_html_are_not_fetched(webserver: WebServer, tmp_path: Path
         assert asked == {"/", "/page.html", "/feed.xml", *files}, asked
 
 
+def test_pages_that_fail_for_a_while_are_fetched_when_they_are_back(webserver: WebServer, tmp_path: Path) -> None:
+    """Pages that answer 502 for 2 s after they are first asked for: Scrapy's
+    immediate retries (``SPITAG_RETRY_DELAY=0``) spend all three tries in that time
+    and store the 502; tried again later, every page is stored as it is once back."""
+    stored = {}
+    for delay in (0, 1):
+        webserver.add_site("flaky.test", FlakySite(pages=4, down_for=2.0))
+        run = run_crawl(webserver, tmp_path / f"delay{delay}", "http://flaky.test/",
+                        settings={"SPITAG_RETRY_DELAY": delay, "SPITAG_HOST_FAILURES": 0,
+                                  "ROBOTSTXT_OBEY": False, "CLOSESPIDER_TIMEOUT": 30})
+        assert run.returncode == 0 and run.stats.get("finish_reason") == "'finished'", run.describe()
+        pages = {u: i for u, i in run.items_by_url.items() if u != "http://flaky.test/"}
+        assert len(pages) == 4, run.describe()
+        stored[delay] = sorted(i["status"] for i in pages.values())
+        asked = requested_urls(run.server_log)
+        assert all(asked.count(u) <= 3 for u in pages), asked  # RETRY_TIMES = 2 in both
+    assert stored == {0: [502] * 4, 1: [200] * 4}
+
+
 def serve_dead_host_and_hub(webserver: WebServer, site: DeadSite, n: int) -> set[str]:
     """``site`` served as dead.test, and hub.test: a home linking its n pages and n
     URLs of dead.test. Returns those n dead URLs."""
@@ -707,10 +733,11 @@ def serve_dead_host_and_hub(webserver: WebServer, site: DeadSite, n: int) -> set
     return {f"http://dead.test/{i}" for i in range(n)}
 
 
-def queued_on_dead_host(tmp_path: Path) -> set[str]:
-    """The URLs of dead.test still queued in the crawl's frontier."""
+def waiting_on_dead_host(tmp_path: Path) -> set[str]:
+    """The URLs of dead.test not done in the crawl's frontier: queued, or leased (failed,
+    waiting for another try)."""
     with sqlite3.connect(tmp_path / "crawl-frontier.db") as conn:
-        return {u for (u,) in conn.execute("SELECT url FROM frontier_url WHERE host = 'dead.test' AND state = 0")}
+        return {u for (u,) in conn.execute("SELECT url FROM frontier_url WHERE host = 'dead.test' AND state != 2")}
 
 
 @pytest.mark.parametrize("dead", ["timeouts", "502"])
@@ -732,7 +759,7 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     # failure, the timeouts' crawl taking 24.7 s; measured: 8 requests, 2.3 s
     assert 5 <= len(site.asked) <= 12, site.asked
     assert "dead.test failed 5 downloads in a row" in first.stderr, first.describe()
-    queued = queued_on_dead_host(tmp_path)
+    queued = waiting_on_dead_host(tmp_path)
     assert queued == dead_urls - failed and len(queued) >= 25  # none lost: failed, or waiting
     assert first.stats.get("spitag/frontier/waiting_on_hosts_down") == str(len(queued)), first.describe()
     shown = subprocess.run(
@@ -740,7 +767,7 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
          "-s", f"SPITAG_FRONTIER={sqlite_url(tmp_path / 'crawl-frontier.db')}"],
         cwd=REPO, env=proxy_env(None), capture_output=True, text=True, timeout=120,
     )
-    assert [(d["host"], d["queued"]) for d in json.loads(shown.stdout)["hosts_down"]] == [
+    assert [(d["host"], d["waiting"]) for d in json.loads(shown.stdout)["hosts_down"]] == [
         ("dead.test", len(queued))], shown.stderr
 
     site.alive = True
@@ -773,7 +800,7 @@ def test_a_host_down_before_is_set_aside_again_at_its_first_failure(webserver: W
     # request that passed the gate as the host was set aside
     assert len(site.asked) <= 5 + 2 * (times - 1), (times, site.asked)
     stored = {u for u in run.items_by_url if u in dead_urls}
-    queued = queued_on_dead_host(tmp_path)
+    queued = waiting_on_dead_host(tmp_path)
     assert stored | queued == dead_urls and not stored & queued  # each failed, or waiting
 
 

@@ -559,7 +559,8 @@ def test_refusals_in_a_row_double_the_back_off(make) -> None:
 def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     """``set_host_down``: no URL of the host is popped until its time is up, for every
     worker; its queued URLs stay queued (shown by ``hosts_down``) but do not make
-    ``has_work`` true, while a leased URL still does. ``clear_down`` (a new run) makes
+    ``has_work`` true, nor do its leased ones (a failed URL waiting for another try),
+    while a URL leased on another host does. ``clear_down`` (a new run) makes
     it ready again at once; the end of a probe (its URL released) does not."""
     a = make(owner="w:1:a")
     b = make(owner="w:2:b") if a.shares_hosts else a
@@ -578,8 +579,8 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     time.sleep(0.85)
     assert a.has_work() and b.hosts_down() == []
     assert sorted(e.url for e in b.pop(10)) == dead  # tried again once its time is up
-    a.set_host_down("dead.test", 60.0)
-    assert a.has_work() and b.hosts_down() == [("dead.test", pytest.approx(60.0, abs=1), 0)]
+    a.set_host_down("dead.test", 60.0)  # with its URLs leased
+    assert not a.has_work() and b.hosts_down() == [("dead.test", pytest.approx(60.0, abs=1), 3)]
     b.release(dead)
     assert a.pop(10) == [] and not a.has_work()
     assert b.clear_down() == 1 and a.hosts_down() == []
@@ -618,6 +619,46 @@ def test_failures_in_a_row_set_a_host_down_for_every_worker(make) -> None:
     assert b.host_failed("dead.test", 3, 0.5) == (1, 0.0, False)  # it answered since
     assert a.clear_down() == 0 and b.failing_hosts() == []  # a new run starts over
     assert a.host_answered("never.test") is None and a.failing_hosts() == []
+
+
+def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_used(make) -> None:
+    """``retry_later``: the failed URL stays leased, renewed by nobody, for ``seconds ·
+    2^(n−1)`` and keeps the crawl going; then any worker reaps and pops it again; its
+    failures are counted with the URL across workers, and past ``retries`` the count
+    goes and nothing changes (the caller stores the failure and acks). Only the
+    lease's owner may ask; a probe of the URL's host ends with the failure."""
+    a = make(owner="w:1:a", probe=True, politeness=Politeness(delay=0.0, per_host=4))
+    b = make(owner="w:2:b", probe=True, politeness=Politeness(delay=0.0, per_host=4))
+    a.push([entry("http://flaky.test/1", 2.0), entry("http://flaky.test/2", 1.0)], "max")
+    assert [e.url for e in a.pop(5)] == ["http://flaky.test/1"]  # the host's probe
+    assert b.retry_later("http://flaky.test/1", 2, 0.3) is None  # not b's lease
+    assert a.retry_later("http://never.test/", 2, 0.3) is None  # not a frontier URL
+    assert a.retry_later("http://flaky.test/1", 2, 0.3) == (1, 0.3)
+    assert [e.url for e in b.pop(5)] == ["http://flaky.test/2"]  # the probe ended with it
+    assert b.ack(["http://flaky.test/2"]) == 1
+    assert a.counts().leased == 1 and a.has_work()  # it waits, and the crawl with it
+    assert a.renew(["http://flaky.test/1"]) == 1  # (a stops renewing; a renewal would hold it)
+    time.sleep(0.35)
+    assert b.reap() == 0  # renewed for lease_seconds: not due yet
+    assert a.retry_later("http://flaky.test/1", 2, 0.3) == (2, 0.6)  # doubled
+    assert b.reap() == 0 and b.pop(5) == []
+    time.sleep(0.65)
+    assert b.reap() == 1
+    assert [e.url for e in b.pop(5)] == ["http://flaky.test/1"]
+    assert a.retry_later("http://flaky.test/1", 2, 0.3) is None  # b's lease now
+    assert b.retry_later("http://flaky.test/1", 2, 0.3) == (3, 0.0)  # used up: the failure stands
+    assert b.counts().leased == 1 and b.ack(["http://flaky.test/1"]) == 1
+    assert not b.has_work()
+    # the count went: a URL revived later (a recrawl) has every retry again
+    assert b.revive([entry("http://flaky.test/1")]) == 1
+    assert [e.url for e in b.pop(5)] == ["http://flaky.test/1"]
+    assert b.retry_later("http://flaky.test/1", 2, 0.3) == (1, 0.3)
+    # an ack after a retry that answered forgets the count too
+    time.sleep(0.35)
+    assert a.reap() == 1 and [e.url for e in a.pop(5)] == ["http://flaky.test/1"]
+    assert a.ack(["http://flaky.test/1"]) == 1
+    assert a.revive([entry("http://flaky.test/1")]) == 1 and len(a.pop(5)) == 1
+    assert a.retry_later("http://flaky.test/1", 0, 0.3) == (1, 0.0)  # no retries at all
 
 
 def test_urls_survive_the_round_trip(make) -> None:

@@ -111,8 +111,8 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
         "leased": counts.leased,
         "done": counts.done,
         "hosts_down": [
-            {"host": host, "seconds_left": left, "queued": queued, "until": _iso(now + left)}
-            for host, left, queued in down
+            {"host": host, "seconds_left": left, "waiting": waiting, "until": _iso(now + left)}
+            for host, left, waiting in down
         ],
         "hosts": [
             {
@@ -145,7 +145,7 @@ def render_text(state: dict[str, Any]) -> str:
         lines.append(f"hosts down ({len(down)}: they failed SPITAG_HOST_FAILURES downloads in a row;"
                      " their URLs wait, a later run tries them again):")
         for d in down:
-            lines.append(f"  {d['host']}  {d['queued']:,} queued  until {d['until']}")
+            lines.append(f"  {d['host']}  {d['waiting']:,} URLs waiting  until {d['until']}")
         lines.append("")
     hosts = state["hosts"]
     if hosts:

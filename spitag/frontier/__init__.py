@@ -9,10 +9,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from spitag.errors import BadInputError
-from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, Politeness, PushResult
+from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, Politeness, PushResult, Retry
 
 __all__ = [
-    "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "open_frontier", "new_owner",
+    "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "Retry", "open_frontier",
+    "new_owner",
 ]
 
 

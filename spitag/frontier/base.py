@@ -33,15 +33,24 @@ one (SQLite); the contract is the same:
   queued. Once popped and acked, a revived URL is done again (and may be revived again).
 * ``release(urls)`` — leased → queued, for work handed back unfinished.
 * ``renew(urls)`` — extend this owner's leases while downloads are still running.
-* ``reap()`` — expired leases (a dead worker's) → queued. Nothing popped is ever lost.
-* ``has_work()`` — anything leased (by anyone), or queued on a host that is not down:
+* ``reap()`` — expired leases (a dead worker's, or retries whose time has come: below)
+  → queued. Nothing popped is ever lost.
+* ``retry_later(url, retries, seconds)`` — this owner's download of a leased URL got no
+  usable answer: its failures are counted with the URL (every worker's, every run's),
+  and up to ``retries`` of them it stays leased, renewed by nobody, for ``seconds ·
+  2^(n−1)`` (n its failures so far): then ``reap`` queues it again, for any worker. It
+  keeps the crawl going meanwhile (``has_work``) unless its host is down, and a probe
+  of its host ends. Past
+  ``retries`` the count goes and the failure stands (the caller stores it and acks).
+* ``has_work()`` — anything leased (by anyone) or queued on a host that is not down:
   the crawl is not over.
 * ``next_ready()`` — seconds until some host with queued URLs is ready (0 if one is),
   ``None`` when nothing is queued.
 * ``set_host_down(host, seconds)`` — the host stopped answering (``SPITAG_HOST_FAILURES``
   failures in a row): none of its URLs is popped for ``seconds``, and its queued URLs
-  do not keep the crawl going (``has_work``); they stay queued, for when the time is
-  up or for a later run. ``hosts_down()`` — (host, seconds left, URLs queued) of the
+  (and its leased ones: failed URLs waiting to be tried again) do not keep the crawl
+  going (``has_work``); they stay queued, for when the time is
+  up or for a later run. ``hosts_down()`` — (host, seconds left, URLs waiting: queued, or leased) of the
   hosts down now. ``clear_down()`` — a new run starts: every host gets another try,
   and the failures in a row below start over.
   ``host_failed(host, limit, seconds)`` — a download of the host got no answer: the
@@ -95,6 +104,7 @@ HOST_RANKINGS = ("blend", "posterior")
 
 FAILING_HOSTS = 65536  # hosts with failures in a row kept in a process before a clean-up
 BACK_OFF_KEEP = 60.0  # seconds a host's refusals in a row are remembered after its back-off ends
+RETRY_MAX_SECONDS = 86400.0  # the longest wait before a failed URL's next try
 BACK_OFF_HOSTS = 4096  # hosts with a back-off count kept in a process before a clean-up
 
 
@@ -109,6 +119,19 @@ class HostFailure(NamedTuple):
     count: int  # the host's failures in a row, this one included; 0: it was down already
     down: float  # seconds it is set down for from now (0: not down)
     again: bool  # set down at its first failure: down before, and no answer since
+
+
+class Retry(NamedTuple):
+    """What ``Frontier.retry_later`` did with one failed download."""
+
+    tries: int  # the URL's failed downloads, this one included
+    seconds: float  # until it is queued again; 0: its retries are used up, the failure stands
+
+
+def retry_seconds(failures: int, base: float) -> float:
+    """The wait before a URL's next try after ``failures`` failures: ``base · 2^(n−1)``,
+    at most a day."""
+    return min(base * 2.0 ** min(failures - 1, 30), RETRY_MAX_SECONDS)
 
 
 class FailureCounts:
@@ -379,6 +402,16 @@ class Frontier(ABC):
     def reap(self) -> int: ...
 
     @abstractmethod
+    def retry_later(self, url: str, retries: int, seconds: float) -> Retry | None:
+        """A download of ``url``, leased by this owner, got no usable answer: count the
+        failure with the URL; up to ``retries`` failures, keep it leased (renewed by
+        nobody) for ``retry_seconds(n, seconds)``, after which ``reap`` queues it again,
+        and end a probe of its host; past them, forget the count and change nothing
+        (``Retry.seconds`` 0: the caller stores the failure and acks). ``None`` when
+        the URL is not leased by this owner (it was reaped, or is not a frontier
+        URL): the caller retries in its own way."""
+
+    @abstractmethod
     def recover(self) -> int:
         """At start: hand back leases of this owner's earlier, dead processes at once."""
 
@@ -407,8 +440,8 @@ class Frontier(ABC):
     @abstractmethod
     def set_host_down(self, host: str, seconds: float) -> None:
         """The host stopped answering: pop none of its URLs for ``seconds`` from now, for
-        every worker, and let its queued URLs (which stay queued) not keep the crawl
-        going (``has_work``). A later time already set stays. The hard gate and the
+        every worker, and let its queued and leased URLs (which stay so) not keep the
+        crawl going (``has_work``). A later time already set stays. The hard gate and the
         shared places are left alone: requests already past the frontier go out."""
 
     @abstractmethod

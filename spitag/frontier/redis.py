@@ -78,7 +78,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
 * ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
   ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
-  ``owner|priority code``; ``n`` hash — queued / leased / done counters (and ``r``, the
+  ``owner|priority code``; ``tr`` hash — the same key → its failed downloads, while
+  it waits to be tried again (``retry_later``; deleted at its ack or when its retries
+  are used up); ``n`` hash — queued / leased / done counters (and ``r``, the
   number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``.
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
@@ -106,6 +108,7 @@ import redis
 from spitag.errors import BackendUnavailableError, BadInputError, FrontierUnavailableError
 from spitag.frontier.base import (
     BACK_OFF_KEEP,
+    RETRY_MAX_SECONDS,
     Counts,
     Entry,
     Frontier,
@@ -113,6 +116,7 @@ from spitag.frontier.base import (
     HostState,
     Learnt,
     PushResult,
+    Retry,
     link_rows,
 )
 from spitag.urls import redact
@@ -608,6 +612,7 @@ for i = 2, #ARGV do
   local key = ARGV[i]
   if redis.call('ZREM', p .. 'leases', key) == 1 then
     redis.call('HDEL', p .. 'lo', key)
+    redis.call('HDEL', p .. 'tr', key)
     local tab = string.find(key, '	', 1, true)
     local host, member = string.sub(key, 1, tab - 1), string.sub(key, tab + 1)
     local f = fp(member)
@@ -639,6 +644,7 @@ for i = 4, #ARGV, 2 do
     qtouch(host, bucket_of(host, f))
     settle(host, member, redis.call('HGET', p .. 'h:' .. at, f))
     redis.call('HSET', p .. 'h:' .. at, f, '')
+    redis.call('HDEL', p .. 'tr', host .. '	' .. member)  -- (a URL queued again after a failure)
     touched[host] = true
     marked = marked + 1
     was_queued = was_queued + 1
@@ -695,6 +701,25 @@ if moved > 0 then
   redis.call('HINCRBY', p .. 'n', 'q', moved)
 end
 return moved
+"""
+
+# ARGV: prefix, owner, key, retries, base seconds, cap. A download of a URL this owner
+# leases got no usable answer (Frontier.retry_later). ``tr``: key → failed downloads.
+# Reply {tries, seconds}: seconds '0' when its retries are used up; nil when not ours.
+RETRY_LATER = _COMMON + r"""
+local key = ARGV[3]
+local lo = redis.call('HGET', p .. 'lo', key)
+if not lo or string.sub(lo, 1, #ARGV[2] + 1) ~= ARGV[2] .. '|' then return nil end
+local n = redis.call('HINCRBY', p .. 'tr', key, 1)
+if n > tonumber(ARGV[4]) then
+  redis.call('HDEL', p .. 'tr', key)
+  return {n, '0'}
+end
+local wait = math.min(tonumber(ARGV[5]) * 2 ^ math.min(n - 1, 30), tonumber(ARGV[6]))
+local t = now()
+redis.call('ZADD', p .. 'leases', 'XX', t + wait, key)
+end_probe(string.sub(key, 1, string.find(key, '	', 1, true) - 1), t)
+return {n, tostring(wait)}
 """
 
 # ARGV: prefix, owner, lease_seconds, then keys.
@@ -885,14 +910,20 @@ set_down(host, t + tonumber(ARGV[4]))
 return {n, ARGV[4], before and 1 or 0}
 """
 
-# ARGV: prefix. Anything leased, or queued on a host not down; the hosts whose time is
+# ARGV: prefix. Anything leased or queued on a host not down; the hosts whose time is
 # up leave ``down``.
 HAS_WORK = _COMMON + r"""
-if redis.call('ZCARD', p .. 'leases') > 0 then return 1 end
+local t = now()
+if redis.call('ZCARD', p .. 'leases') > 0 then
+  if redis.call('HLEN', p .. 'down') == 0 then return 1 end
+  for _, key in ipairs(redis.call('ZRANGE', p .. 'leases', 0, -1)) do
+    local host = string.sub(key, 1, string.find(key, '	', 1, true) - 1)
+    if tonumber(redis.call('HGET', p .. 'down', host) or '0') <= t then return 1 end
+  end
+end
 local queued = redis.call('ZCARD', p .. 'hosts')
 if queued == 0 then return 0 end
 if queued > redis.call('HLEN', p .. 'down') then return 1 end  -- (some host is not down)
-local t = now()
 local down = redis.call('HGETALL', p .. 'down')
 for i = 1, #down, 2 do
   if tonumber(down[i + 1]) <= t then
@@ -911,18 +942,13 @@ local t = now()
 local out = {}
 local down = redis.call('HGETALL', p .. 'down')
 if #down == 0 then return out end
-local leased = {}
-for _, key in ipairs(redis.call('ZRANGE', p .. 'leases', 0, -1)) do
-  local host = string.sub(key, 1, string.find(key, '	', 1, true) - 1)
-  leased[host] = (leased[host] or 0) + 1
-end
 for i = 1, #down, 2 do
   local host, til = down[i], tonumber(down[i + 1])
   if til > t then
     local seen = tonumber(redis.call('HGET', p .. 'hc', host) or '0')
     local done = tonumber(redis.call('HGET', p .. 'hd', host) or '0')
     table.insert(out, host); table.insert(out, tostring(til - t))
-    table.insert(out, seen - done - (leased[host] or 0))
+    table.insert(out, seen - done)  -- queued or leased
   end
 end
 return out
@@ -1247,7 +1273,7 @@ class RedisFrontier(Frontier):
         self._end_back_off = register(END_BACK_OFF)
         self._set_host_down, self._has_work = register(SET_HOST_DOWN), register(HAS_WORK)
         self._hosts_down, self._clear_down = register(HOSTS_DOWN), register(CLEAR_DOWN)
-        self._host_failed = register(HOST_FAILED)
+        self._host_failed, self._retry_later = register(HOST_FAILED), register(RETRY_LATER)
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
@@ -1324,6 +1350,14 @@ class RedisFrontier(Frontier):
         if not urls:
             return 0
         return int(self._renew(args=[self.prefix, self.owner, self.lease_seconds, *map(self._key, urls)]))
+
+    @_transient
+    def retry_later(self, url: str, retries: int, seconds: float) -> Retry | None:
+        reply = self._retry_later(
+            args=[self.prefix, self.owner, self._key(url), retries, repr(float(seconds)), RETRY_MAX_SECONDS])
+        if reply is None:
+            return None
+        return Retry(int(reply[0]), float(reply[1]))
 
     @_transient
     def reap(self) -> int:

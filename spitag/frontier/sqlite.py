@@ -39,8 +39,10 @@ from spitag.frontier.base import (
     HostState,
     Learnt,
     PushResult,
+    Retry,
     combine_priority,
     link_rows,
+    retry_seconds,
 )
 
 SCHEMA = [
@@ -48,7 +50,7 @@ SCHEMA = [
         crawl TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL,
         state INTEGER NOT NULL, priority REAL NOT NULL, depth INTEGER NOT NULL,
         reason TEXT, lease_until REAL, owner TEXT, discovered REAL NOT NULL,
-        revisit TEXT,
+        revisit TEXT, tries INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, url))""",
     "CREATE INDEX IF NOT EXISTS frontier_url_queue ON frontier_url (crawl, host, state, priority)",
     "CREATE INDEX IF NOT EXISTS frontier_url_state ON frontier_url (crawl, state, lease_until)",
@@ -85,6 +87,8 @@ class SQLiteFrontier(Frontier):
             columns = {row[1] for row in self.conn.execute("PRAGMA table_info(frontier_url)")}
             if "revisit" not in columns:  # a frontier file of an earlier SpiTag
                 self.conn.execute("ALTER TABLE frontier_url ADD COLUMN revisit TEXT")
+            if "tries" not in columns:  # before failed downloads were tried again later
+                self.conn.execute("ALTER TABLE frontier_url ADD COLUMN tries INTEGER NOT NULL DEFAULT 0")
             columns = {row[1] for row in self.conn.execute("PRAGMA table_info(frontier_host)")}
             for column, kind in (("link_sum", "REAL"), ("link_n", "INTEGER"), ("link_mask", "INTEGER")):
                 if column not in columns:  # before link evidence was kept
@@ -302,7 +306,7 @@ class SQLiteFrontier(Frontier):
                             f" AND {where}", [self.crawl, *chunk, *params]
                         )
                     )
-                clear = ", revisit = NULL" if to_state == DONE else ""
+                clear = ", revisit = NULL, tries = 0" if to_state == DONE else ""
                 cur = self.conn.execute(
                     f"UPDATE frontier_url SET state = ?, lease_until = NULL, owner = NULL{clear}"
                     f" WHERE crawl = ? AND url IN ({marks}) AND {where}",
@@ -352,6 +356,27 @@ class SQLiteFrontier(Frontier):
                 renewed += cur.rowcount
         return renewed
 
+    def retry_later(self, url: str, retries: int, seconds: float) -> Retry | None:
+        with self._tx():
+            row = self.conn.execute(
+                "SELECT host, tries FROM frontier_url WHERE crawl = ? AND url = ? AND state = ? AND owner = ?",
+                (self.crawl, url, LEASED, self.owner),
+            ).fetchone()
+            if row is None:
+                return None
+            host, tries = row[0], row[1] + 1
+            if tries > retries:
+                self.conn.execute(
+                    "UPDATE frontier_url SET tries = 0 WHERE crawl = ? AND url = ?", (self.crawl, url))
+                return Retry(tries, 0.0)
+            wait = retry_seconds(tries, seconds)
+            self.conn.execute(
+                "UPDATE frontier_url SET tries = ?, lease_until = ? WHERE crawl = ? AND url = ?",
+                (tries, time.time() + wait, self.crawl, url),
+            )
+            self._end_probes([host])
+        return Retry(tries, wait)
+
     def reap(self) -> int:
         expired = [
             u for (u,) in self.conn.execute(
@@ -375,15 +400,18 @@ class SQLiteFrontier(Frontier):
         return self._move(dead, QUEUED, "state = ?", (LEASED,))
 
     def has_work(self) -> bool:
+        now = time.time()
         leased = self.conn.execute(
-            "SELECT 1 FROM frontier_url WHERE crawl = ? AND state = ? LIMIT 1", (self.crawl, LEASED),
+            "SELECT 1 FROM frontier_url u WHERE u.crawl = ? AND u.state = ? AND NOT EXISTS"
+            " (SELECT 1 FROM frontier_host h WHERE h.crawl = u.crawl AND h.host = u.host AND h.down_until > ?)"
+            " LIMIT 1", (self.crawl, LEASED, now),
         ).fetchone()
         if leased is not None:
             return True
         # a host's best is its best queued priority: NULL when nothing of it is queued
         queued = self.conn.execute(
             "SELECT 1 FROM frontier_host WHERE crawl = ? AND best IS NOT NULL AND down_until <= ? LIMIT 1",
-            (self.crawl, time.time()),
+            (self.crawl, now),
         ).fetchone()
         return queued is not None
 
@@ -462,11 +490,11 @@ class SQLiteFrontier(Frontier):
         now = time.time()
         rows = self.conn.execute(
             "SELECT h.host, h.down_until, (SELECT COUNT(*) FROM frontier_url u"
-            "  WHERE u.crawl = h.crawl AND u.host = h.host AND u.state = ?)"
+            "  WHERE u.crawl = h.crawl AND u.host = h.host AND u.state != ?)"
             " FROM frontier_host h WHERE h.crawl = ? AND h.down_until > ? ORDER BY h.host",
-            (QUEUED, self.crawl, now),
+            (DONE, self.crawl, now),
         ).fetchall()
-        return [(host, until - now, queued) for host, until, queued in rows]
+        return [(host, until - now, waiting) for host, until, waiting in rows]
 
     def clear_down(self) -> int:
         now = time.time()

@@ -32,6 +32,7 @@ CASES = [
     ("skip-extensions", "http://bad.test/", {"SPITAG_SKIP_EXTENSIONS": "pdf, a b"}, 2, ["SPITAG_SKIP_EXTENSIONS"]),
     ("host-failures", "http://bad.test/", {"SPITAG_HOST_FAILURES": "five"}, 2, ["SPITAG_HOST_FAILURES"]),
     ("host-down-seconds", "http://bad.test/", {"SPITAG_HOST_DOWN_SECONDS": "0"}, 2, ["SPITAG_HOST_DOWN_SECONDS"]),
+    ("retry-delay", "http://bad.test/", {"SPITAG_RETRY_DELAY": "-1"}, 2, ["SPITAG_RETRY_DELAY"]),
     ("autothrottle", "http://bad.test/", {"AUTOTHROTTLE_ENABLED": "True", "AUTOTHROTTLE_TARGET_CONCURRENCY": "0"},
      2, ["AUTOTHROTTLE_TARGET_CONCURRENCY"]),
     ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),

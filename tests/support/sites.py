@@ -156,3 +156,30 @@ class DeadSite:
         if self.status is not None:
             return Response.html("bad gateway", status=self.status)
         return Response.html("too late", delay=self.hang)
+
+
+class FlakySite:
+    """A site whose pages fail for a while: every page but the home answers ``status``
+    (a gateway's 502) until ``down_for`` seconds after it was first asked for, then
+    serves. A server restarting, or a proxy losing its upstream for a moment."""
+
+    PAGE = '<html><head><meta name="description" content="x"></head><body>back</body></html>'
+
+    def __init__(self, pages: int, down_for: float = 2.0, status: int = 502) -> None:
+        self.pages = pages
+        self.down_for = down_for
+        self.status = status
+        self.first: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def respond(self, target: str) -> Response:
+        if target == "/":
+            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(self.pages))
+            return Response.html(f"<html><body>{links}</body></html>")
+        if target == "/robots.txt":
+            return Response.not_found()
+        with self.lock:
+            first = self.first.setdefault(target, time.monotonic())
+        if time.monotonic() - first < self.down_for:
+            return Response.html("bad gateway", status=self.status)
+        return Response.html(self.PAGE)
