@@ -505,6 +505,8 @@ class FrontierScheduler(BaseScheduler):
         holds its lease until then; this worker no longer renews it, nor hands it back
         at close, and reaps it when it is due rather than at the next periodic reap."""
         self.in_flight.pop(url, None)
+        if self.budget_left is not None:
+            self.budget_left += 1  # (its next try takes it again: a page counts once)
         heapq.heappush(self.retries_due, time.monotonic() + seconds)
         self._arm_retry_reap()
         self._wake()
