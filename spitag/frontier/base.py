@@ -40,8 +40,8 @@ one (SQLite); the contract is the same:
   and up to ``retries`` of them it stays leased, renewed by nobody, for ``seconds ·
   2^(n−1)`` (n its failures so far): then ``reap`` queues it again, for any worker. It
   keeps the crawl going meanwhile (``has_work``) unless its host is down, and a probe
-  of its host ends. Past
-  ``retries`` the count goes and the failure stands (the caller stores it and acks).
+  of its host ends. Past ``retries`` the count goes and the failure stands (the caller
+  stores it and acks).
 * ``has_work()`` — anything leased (by anyone) or queued on a host that is not down:
   the crawl is not over.
 * ``next_ready()`` — seconds until some host with queued URLs is ready (0 if one is),
@@ -49,9 +49,9 @@ one (SQLite); the contract is the same:
 * ``set_host_down(host, seconds)`` — the host stopped answering (``SPITAG_HOST_FAILURES``
   failures in a row): none of its URLs is popped for ``seconds``, and its queued URLs
   (and its leased ones: failed URLs waiting to be tried again) do not keep the crawl
-  going (``has_work``); they stay queued, for when the time is
-  up or for a later run. ``hosts_down()`` — (host, seconds left, URLs waiting: queued, or leased) of the
-  hosts down now. ``clear_down()`` — a new run starts: every host gets another try,
+  going (``has_work``); they stay where they are, for when the time is up or for a
+  later run. ``hosts_down()`` — (host, seconds left, URLs waiting: queued or leased)
+  of the hosts down now. ``clear_down()`` — a new run starts: every host gets another try,
   and the failures in a row below start over.
   ``host_failed(host, limit, seconds)`` — a download of the host got no answer: the
   failures in a row are counted for every worker, and the ``limit``-th sets the host
