@@ -78,6 +78,17 @@ class CountingSite:
         return Response.html('<html><head><meta name="description" content="slow"></head><body>x</body></html>')
 
 
+def home_or_robots(target: str, pages: int) -> Response | None:
+    """The home of a site of ``pages`` pages ``/0`` … (a page linking them all), or its
+    robots.txt (none: 404); None for any other path."""
+    if target == "/":
+        links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(pages))
+        return Response.html(f"<html><body>{links}</body></html>")
+    if target == "/robots.txt":
+        return Response.not_found()
+    return None
+
+
 class RefusingSite:
     """Pages of ``delay`` seconds; the ``refuse``-th page asked for (and the ``burst`` − 1
     after it) is refused with ``status`` (429 Too Many Requests, or 503) and
@@ -105,11 +116,9 @@ class RefusingSite:
         self.lock = threading.Lock()
 
     def respond(self, target: str) -> Response:
-        if target == "/":
-            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(self.pages))
-            return Response.html(f"<html><body>{links}</body></html>")
-        if target == "/robots.txt":
-            return Response.not_found()
+        home = home_or_robots(target, self.pages)
+        if home is not None:
+            return home
         with self.lock:
             self.asked += 1
             if self.refuse <= self.asked < self.refuse + self.burst:
@@ -173,11 +182,9 @@ class FlakySite:
         self.lock = threading.Lock()
 
     def respond(self, target: str) -> Response:
-        if target == "/":
-            links = " ".join(f'<a href="/{i}">{i}</a>' for i in range(self.pages))
-            return Response.html(f"<html><body>{links}</body></html>")
-        if target == "/robots.txt":
-            return Response.not_found()
+        home = home_or_robots(target, self.pages)
+        if home is not None:
+            return home
         with self.lock:
             first = self.first.setdefault(target, time.monotonic())
         if time.monotonic() - first < self.down_for:
