@@ -84,8 +84,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``.
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
-release, renew, retry-later, reap, revive, mark-done, learn, top, hosts (``learnt`` reads: one
-MULTI of reads at first, then XREAD). Times are Redis' own clock
+release, renew, retry-later, reap, revive, mark-done, learn, top, hosts (``learnt``
+reads: one MULTI of reads at first, then XREAD). Times are Redis' own clock
 (``TIME``), so workers on machines whose clocks differ still agree on leases and
 politeness. A crawl written by another layout is refused at open (``BadInputError``):
 layout 2 differed only in storing priorities as doubles and a ``|`` before the parent's
