@@ -109,7 +109,8 @@ BACK_OFF_HOSTS = 4096  # hosts with a back-off count kept in a process before a 
 
 
 def back_off_seconds(refusals: int, base: float, cap: float) -> float:
-    """The pause after ``refusals`` refusals in a row: ``base · 2^(refusals−1)``, at most ``cap``."""
+    """The pause after ``refusals`` refusals (or failures) in a row: ``base · 2^(refusals−1)``,
+    at most ``cap``; also the wait before a failed URL's next try (``retry_later``)."""
     return min(base * 2.0 ** min(refusals - 1, 30), cap)
 
 
@@ -126,12 +127,6 @@ class Retry(NamedTuple):
 
     tries: int  # the URL's failed downloads, this one included
     seconds: float  # until it is queued again; 0: its retries are used up, the failure stands
-
-
-def retry_seconds(failures: int, base: float) -> float:
-    """The wait before a URL's next try after ``failures`` failures: ``base · 2^(n−1)``,
-    at most a day."""
-    return min(base * 2.0 ** min(failures - 1, 30), RETRY_MAX_SECONDS)
 
 
 class FailureCounts:
@@ -405,8 +400,8 @@ class Frontier(ABC):
     def retry_later(self, url: str, retries: int, seconds: float) -> Retry | None:
         """A download of ``url``, leased by this owner, got no usable answer: count the
         failure with the URL; up to ``retries`` failures, keep it leased (renewed by
-        nobody) for ``retry_seconds(n, seconds)``, after which ``reap`` queues it again,
-        and end a probe of its host; past them, forget the count and change nothing
+        nobody) for ``back_off_seconds(n, seconds, RETRY_MAX_SECONDS)``, after which
+        ``reap`` queues it again, and end a probe of its host; past them, forget the count and change nothing
         (``Retry.seconds`` 0: the caller stores the failure and acks). ``None`` when
         the URL is not leased by this owner (it was reaped, or is not a frontier
         URL): the caller retries in its own way."""

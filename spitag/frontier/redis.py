@@ -138,6 +138,10 @@ local function now()
   local t = redis.call('TIME')
   return tonumber(t[1]) + tonumber(t[2]) / 1000000
 end
+-- base * 2^(n-1), at most cap: a back-off's pause, a failed URL's wait (back_off_seconds)
+local function doubled(base, n, cap)
+  return math.min(base * 2 ^ math.min(n - 1, 30), cap)
+end
 local function fp(member)
   local h = redis.sha1hex(member)
   return string.char(tonumber(string.sub(h, 1, 2), 16), tonumber(string.sub(h, 3, 4), 16),
@@ -715,7 +719,7 @@ if n > tonumber(ARGV[4]) then
   redis.call('HDEL', p .. 'tr', key)
   return {n, '0'}
 end
-local wait = math.min(tonumber(ARGV[5]) * 2 ^ math.min(n - 1, 30), tonumber(ARGV[6]))
+local wait = doubled(tonumber(ARGV[5]), n, tonumber(ARGV[6]))
 local t = now()
 redis.call('ZADD', p .. 'leases', 'XX', t + wait, key)
 end_probe(string.sub(key, 1, string.find(key, '	', 1, true) - 1), t)
@@ -863,7 +867,7 @@ local t = now()
 local n, ends = unpack(redis.call('HMGET', key, 'n', 'end'))
 n = tonumber(n or '0')
 if n > 0 and t - tonumber(ARGV[3]) < tonumber(ends) then return '0' end
-local s = math.min(tonumber(ARGV[4]) * 2 ^ math.min(n, 30), tonumber(ARGV[5]))
+local s = doubled(tonumber(ARGV[4]), n + 1, tonumber(ARGV[5]))
 redis.call('HSET', key, 'n', n + 1, 'end', t + s)
 redis.call('PEXPIRE', key, math.ceil((s + tonumber(ARGV[6])) * 1000))
 pause(host, t, t + s)

@@ -32,6 +32,7 @@ from spitag.frontier.base import (
     LEASED,
     MASK,
     QUEUED,
+    RETRY_MAX_SECONDS,
     Counts,
     Entry,
     FailureCounts,
@@ -40,9 +41,9 @@ from spitag.frontier.base import (
     Learnt,
     PushResult,
     Retry,
+    back_off_seconds,
     combine_priority,
     link_rows,
-    retry_seconds,
 )
 
 SCHEMA = [
@@ -369,7 +370,7 @@ class SQLiteFrontier(Frontier):
                 self.conn.execute(
                     "UPDATE frontier_url SET tries = 0 WHERE crawl = ? AND url = ?", (self.crawl, url))
                 return Retry(tries, 0.0)
-            wait = retry_seconds(tries, seconds)
+            wait = back_off_seconds(tries, seconds, RETRY_MAX_SECONDS)
             self.conn.execute(
                 "UPDATE frontier_url SET tries = ?, lease_until = ? WHERE crawl = ? AND url = ?",
                 (tries, time.time() + wait, self.crawl, url),
