@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import sys
 import time
 
@@ -659,6 +662,52 @@ def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_u
     assert a.ack(["http://flaky.test/1"]) == 1
     assert a.revive([entry("http://flaky.test/1")]) == 1 and len(a.pop(5)) == 1
     assert a.retry_later("http://flaky.test/1", 0, 0.3) == (1, 0.0)  # no retries at all
+
+
+def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, frontier_url) -> None:
+    """``recover`` at a worker's start: a dead process' leases go back to the queue at
+    once, a failed URL waiting for its next try included (its failures still counted);
+    a live worker's stay leased. On Redis, a worker that closed, or whose heartbeat
+    stopped, is gone too."""
+    here, me = socket.gethostname(), os.getpid()
+    gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    polite = Politeness(delay=0.0, per_host=4)
+    dead = make(owner=f"{here}:{gone}:dead", politeness=polite)
+    live = make(owner=f"{here}:{me}:live", politeness=polite)
+    dead.push([entry("http://a.test/1", 4.0), entry("http://b.test/1", 3.0),
+               entry("http://c.test/1", 2.0), entry("http://c.test/2", 1.0)], "max")
+    assert dead.heartbeat() and live.heartbeat()  # both beat: only the pid tells them apart
+    assert [e.url for e in dead.pop(1)] == ["http://a.test/1"]
+    assert [e.url for e in live.pop(1)] == ["http://b.test/1"]
+    assert [e.url for e in dead.pop(1)] == ["http://c.test/1"]
+    assert dead.retry_later("http://c.test/1", 2, 60.0) == (1, 60.0)  # waits a minute
+    assert dead.counts().leased == 3
+    starting = make(owner=f"{here}:{me}:new", politeness=polite)
+    assert starting.recover() == 2
+    assert (starting.counts().queued, starting.counts().leased) == (3, 1)
+    assert starting.recover() == 0  # b.test/1 is the live worker's
+    assert [e.url for e in starting.pop(5)] == ["http://a.test/1", "http://c.test/1", "http://c.test/2"]
+    assert starting.counts().queued == 0 and starting.counts().leased == 4
+    assert starting.retry_later("http://c.test/1", 2, 0.3) == (2, 0.6)  # its first failure kept
+    assert live.ack(["http://b.test/1"]) == 1  # the live worker's lease was left to it
+    if frontier_url.startswith("sqlite"):
+        return
+    # Redis: a worker that closed leaves its failed URLs waiting, taken back at the next
+    # start; one silent for longer than ALIVE_SECONDS is gone as well.
+    closed = make(owner=f"{here}:{me}:closed", politeness=polite)
+    silent = make(owner=f"{here}:{me}:silent", politeness=polite)
+    closed.push([entry("http://d.test/1", 2.0), entry("http://e.test/1", 1.0)], "max")
+    assert closed.heartbeat() and silent.heartbeat()
+    assert [e.url for e in closed.pop(1)] == ["http://d.test/1"]
+    assert [e.url for e in silent.pop(1)] == ["http://e.test/1"]
+    assert closed.retry_later("http://d.test/1", 2, 60.0) == (1, 60.0)
+    closed.close()
+    r = redis.Redis.from_url(frontier_url)
+    r.hset("spitag:c:alive", silent.owner, f"{time.time() - 11:.3f} {silent.machine}")  # 11 s silent
+    assert starting.heartbeat() and starting.recover() == 2
+    assert {e.url for e in starting.pop(5)} == {"http://d.test/1", "http://e.test/1"}
+    r.close()
 
 
 def test_urls_survive_the_round_trip(make) -> None:

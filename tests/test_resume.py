@@ -12,6 +12,7 @@ import sys
 import time
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,22 +27,39 @@ PAGES = 400
 HOST = "resume.test"
 
 
-def crawl_command(tmp: Path, out: str) -> list[str]:
+def crawl_command(tmp: Path, out: str, frontier: str | None = None) -> list[str]:
     return [
         sys.executable, "-m", "scrapy", "crawl", "spitag",
         "-a", f"seeds=http://{HOST}/", "-a", "crawl=resume",
         "-O", str(tmp / out),
         "-s", f"SPITAG_STORE=sqlite:///{tmp}/store.db",
-        "-s", f"SPITAG_FRONTIER=sqlite:///{tmp}/frontier.db",
+        "-s", f"SPITAG_FRONTIER={frontier or f'sqlite:///{tmp}/frontier.db'}",
         "-s", "CONCURRENT_REQUESTS=4",
         "-s", "LOG_LEVEL=INFO",
+        "-s", "SPITAG_LEASE_SECONDS=600",  # a lease of the killed run must not simply expire
     ]
+
+
+STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_crawl_left_running() -> Iterator[None]:
+    """A test that fails while a crawl runs does not leave it running."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
 
 
 def start(cmd: list[str], server: WebServer, log: Path) -> subprocess.Popen:
     env = {**os.environ, "http_proxy": server.proxy_url, "https_proxy": server.proxy_url}
     env.pop("no_proxy", None)
-    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+    STARTED.append(proc)
+    return proc
 
 
 def wait_for_pages(server: WebServer, n: int, proc: subprocess.Popen, timeout: float = 60) -> None:
@@ -105,8 +123,14 @@ def test_ctrl_c_then_rerun_fetches_everything_once(site: WebServer, tmp_path: Pa
     assert all(item["semantic"]["json-ld"] == 1 for item in exported if item["status"] == 200)
 
 
-def test_kill_9_then_rerun_loses_nothing(site: WebServer, tmp_path: Path) -> None:
-    proc = start(crawl_command(tmp_path, "run1.jsonl"), site, tmp_path / "run1.log")
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_kill_9_then_rerun_loses_nothing(site: WebServer, tmp_path: Path, request: pytest.FixtureRequest,
+                                         backend: str) -> None:
+    """The rerun takes back the killed process' leases at once (``recover``: its pid is
+    gone), on either frontier: with leases of 600 s, waiting for them to expire would
+    outlast the test."""
+    frontier = request.getfixturevalue("redis_url") if backend == "redis" else None
+    proc = start(crawl_command(tmp_path, "run1.jsonl", frontier), site, tmp_path / "run1.log")
     wait_for_pages(site, 120, proc)
     proc.kill()  # SIGKILL: no shutdown at all
     proc.wait(30)
@@ -114,8 +138,9 @@ def test_kill_9_then_rerun_loses_nothing(site: WebServer, tmp_path: Path) -> Non
     time.sleep(0.5)  # answers to the dead process's last requests are logged when sent
     before = list(site.log)
 
-    proc = start(crawl_command(tmp_path, "run2.jsonl"), site, tmp_path / "run2.log")
+    proc = start(crawl_command(tmp_path, "run2.jsonl", frontier), site, tmp_path / "run2.log")
     assert proc.wait(120) == 0
+    assert "unfinished leases of an earlier run taken back" in (tmp_path / "run2.log").read_text()
     total = fetched(site)
     assert set(total) == tree_paths(PAGES)  # nothing lost
     assert sorted(store_urls(tmp_path)) == sorted(f"http://{HOST}{p}" for p in tree_paths(PAGES))

@@ -74,7 +74,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   of the other workers' pages and links (``learnt``);
 * ``alive`` hash — owner → ``<time> <machine>``, its last heartbeat (every second) and
   its machine (``spitag.machine``): how many workers share a machine; an owner silent
-  for an hour is dropped, a closing one removes itself;
+  for an hour is dropped, a closing one removes itself; a starting worker takes back the
+  leases of every owner not alive (``recover``);
 * ``cfg`` hash — ``layout`` and the crawl's ranking parameters the scripts read:
   ``mode`` (``blend`` | ``posterior``), ``k`` and ``prior`` (see ``host_rank``);
 * ``leases`` sorted set — ``host<TAB>member`` by expiry; ``lo`` hash — its
@@ -84,7 +85,7 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``.
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
-release, renew, retry-later, reap, revive, mark-done, learn, top, hosts (``learnt``
+release, renew, retry-later, reap, recover, revive, mark-done, learn, top, hosts (``learnt``
 reads: one MULTI of reads at first, then XREAD). Times are Redis' own clock
 (``TIME``), so workers on machines whose clocks differ still agree on leases and
 politeness. A crawl written by another layout is refused at open (``BadInputError``):
@@ -117,6 +118,7 @@ from spitag.frontier.base import (
     Learnt,
     PushResult,
     Retry,
+    died_here,
     link_rows,
 )
 from spitag.urls import redact
@@ -666,45 +668,74 @@ if marked > 0 then redis.call('HINCRBY', p .. 'n', 'd', marked) end
 return marked
 """
 
+# Put leases back in the queue: those of ``keys`` held by ``owner`` ('' = any owner).
+_REQUEUE_FN = r"""
+local function requeue(keys, owner, w, half)
+  local t = now()
+  local moved = 0
+  local touched = {}
+  for _, key in ipairs(keys) do
+    local lo = redis.call('HGET', p .. 'lo', key)
+    if lo then
+      local bar = string.find(lo, '|', 1, true)
+      local who, prio = string.sub(lo, 1, bar - 1), string.sub(lo, bar + 1)
+      if owner == '' or who == owner then
+        redis.call('ZREM', p .. 'leases', key)
+        redis.call('HDEL', p .. 'lo', key)
+        local tab = string.find(key, '	', 1, true)
+        local host, member = string.sub(key, 1, tab - 1), string.sub(key, tab + 1)
+        local f = fp(member)
+        redis.call('ZADD', p .. 'q:' .. where(host, f), prio, member)
+        qtouch(host, bucket_of(host, f))
+        touched[host] = true
+        moved = moved + 1
+      end
+    end
+  end
+  for host, _ in pairs(touched) do
+    end_probe(host, t)
+    refresh(host, w, half)
+  end
+  if moved > 0 then
+    redis.call('HINCRBY', p .. 'n', 'l', -moved)
+    redis.call('HINCRBY', p .. 'n', 'q', moved)
+  end
+  return moved
+end
+"""
+
 # ARGV: prefix, owner ('' = any: reaping), w, half, expired_only (1/0), then keys.
-REQUEUE = _COMMON + r"""
-local owner, w, half, expired = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
-local t = now()
+REQUEUE = _COMMON + _REQUEUE_FN + r"""
 local keys = {}
-if expired == '1' then
-  keys = redis.call('ZRANGEBYSCORE', p .. 'leases', '-inf', t, 'LIMIT', 0, 1000)
+if ARGV[5] == '1' then
+  keys = redis.call('ZRANGEBYSCORE', p .. 'leases', '-inf', now(), 'LIMIT', 0, 1000)
 else
   for i = 6, #ARGV do table.insert(keys, ARGV[i]) end
 end
-local moved = 0
-local touched = {}
-for _, key in ipairs(keys) do
-  local lo = redis.call('HGET', p .. 'lo', key)
-  if lo then
-    local bar = string.find(lo, '|', 1, true)
-    local who, prio = string.sub(lo, 1, bar - 1), string.sub(lo, bar + 1)
-    if owner == '' or who == owner then
-      redis.call('ZREM', p .. 'leases', key)
-      redis.call('HDEL', p .. 'lo', key)
-      local tab = string.find(key, '	', 1, true)
-      local host, member = string.sub(key, 1, tab - 1), string.sub(key, tab + 1)
-      local f = fp(member)
-      redis.call('ZADD', p .. 'q:' .. where(host, f), prio, member)
-      qtouch(host, bucket_of(host, f))
-      touched[host] = true
-      moved = moved + 1
-    end
-  end
+return requeue(keys, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
+"""
+
+# ARGV: prefix, fresh seconds, w, half, then owners known to be dead. At a worker's
+# start (Frontier.recover): every lease whose owner is not alive — no heartbeat in
+# ``alive`` within fresh seconds (it closed, or stopped beating), or named dead — goes
+# back in the queue at once, a failed URL waiting for its next try included.
+RECOVER = _COMMON + _REQUEUE_FN + r"""
+local t = now()
+local dead = {}
+for i = 5, #ARGV do dead[ARGV[i]] = true end
+local live = {}
+local alive = redis.call('HGETALL', p .. 'alive')
+for i = 1, #alive, 2 do
+  local seen = tonumber(string.match(alive[i + 1], '^[^ ]+')) or 0
+  if seen >= t - tonumber(ARGV[2]) and not dead[alive[i]] then live[alive[i]] = true end
 end
-for host, _ in pairs(touched) do
-  end_probe(host, t)
-  refresh(host, w, half)
+local keys = {}
+local leases = redis.call('HGETALL', p .. 'lo')
+for i = 1, #leases, 2 do
+  local v = leases[i + 1]
+  if not live[string.sub(v, 1, string.find(v, '|', 1, true) - 1)] then table.insert(keys, leases[i]) end
 end
-if moved > 0 then
-  redis.call('HINCRBY', p .. 'n', 'l', -moved)
-  redis.call('HINCRBY', p .. 'n', 'q', moved)
-end
-return moved
+return requeue(keys, '', tonumber(ARGV[3]), tonumber(ARGV[4]))
 """
 
 # ARGV: prefix, owner, key, retries, base seconds, cap. A download of a URL this owner
@@ -1281,6 +1312,7 @@ class RedisFrontier(Frontier):
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
+        self._recover = register(RECOVER)
         self._enter_host, self._hold_hosts = register(ENTER_HOST), register(HOLD_HOSTS)
         try:
             layout = self.redis.eval(
@@ -1369,8 +1401,12 @@ class RedisFrontier(Frontier):
 
     @_transient
     def recover(self) -> int:
-        """Nothing to do at once: a dead worker's leases expire and are reaped."""
-        return 0
+        """Leases of workers that are not alive go back at once: a worker that closed
+        (its failed URLs waiting for another try), one silent for ``ALIVE_SECONDS``, a
+        dead process of this host. A live worker's leases are left to it."""
+        owners = [o.decode() for o in self.redis.hkeys(self.prefix + "alive")]
+        dead = [o for o in owners if died_here(o)]
+        return int(self._recover(args=[self.prefix, ALIVE_SECONDS, self.host_weight, self.score_half, *dead]))
 
     @_transient
     def has_work(self) -> bool:

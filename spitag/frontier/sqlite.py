@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import socket
 import sqlite3
 import time
 from collections import defaultdict
@@ -43,6 +41,7 @@ from spitag.frontier.base import (
     Retry,
     back_off_seconds,
     combine_priority,
+    died_here,
     link_rows,
 )
 
@@ -389,15 +388,11 @@ class SQLiteFrontier(Frontier):
 
     def recover(self) -> int:
         """Leases held by dead processes of this machine go back at once (no wait)."""
-        me = socket.gethostname()
-        dead = []
-        for url, owner in self.conn.execute(
-            "SELECT url, owner FROM frontier_url WHERE crawl = ? AND state = ?", (self.crawl, LEASED)
-        ):
-            host, _, rest = (owner or "").partition(":")
-            pid = rest.split(":", 1)[0]
-            if owner == self.owner or (host == me and pid.isdigit() and not _alive(int(pid))):
-                dead.append(url)
+        dead = [
+            url for url, owner in self.conn.execute(
+                "SELECT url, owner FROM frontier_url WHERE crawl = ? AND state = ?", (self.crawl, LEASED))
+            if owner == self.owner or died_here(owner or "")
+        ]
         return self._move(dead, QUEUED, "state = ?", (LEASED,))
 
     def has_work(self) -> bool:
@@ -647,16 +642,6 @@ class _Transaction:
     def __exit__(self, exc_type: Any, *_: Any) -> None:
         if self.depth:
             self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _chunks(values: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
