@@ -10,7 +10,8 @@ Settings:
 
 What is shown: pages fetched in this run and the rate (pages/min over the last
 interval), URLs stored (committed by the store pipeline), the frontier's queued /
-leased / done (``Frontier.counts()``, shared by every worker of the crawl), the hosts
+leased / done (``Frontier.counts()``, shared by every worker of the crawl; and, when
+there are any, the URLs retrying: failed, to be tried again later), the hosts
 this run fetched from, and the semantic items per page so far (sum of
 ``semantic.total`` / pages that answered 2xx, in this run).
 
@@ -45,6 +46,12 @@ MODES = ("auto", "off", "on")
 LIVE_REFRESH = 0.5  # seconds: the live display refreshes about twice a second
 COUNTS_EVERY = 5.0  # seconds between two frontier counts for the live display
 BACKOFF = 30.0  # seconds before asking a frontier that failed again
+
+
+def retrying(counts: Counts | None) -> str:
+    """`` F retrying,`` when F of the queued and leased URLs failed and wait for another
+    try (or are being tried again), else nothing."""
+    return f" {counts.retrying:,} retrying," if counts and counts.retrying else ""
 
 
 class Progress:
@@ -160,8 +167,8 @@ class Progress:
         return self.semantic / self.ok_pages if self.ok_pages else 0.0
 
     def summary(self, rate: float | None = None, frontier: bool = True) -> str:
-        """``N pages (R pages/min), S stored, Q queued, L leased, D done, H hosts, X
-        semantic items/page``; the rate is over the whole run unless given."""
+        """``N pages (R pages/min), S stored, Q queued, L leased, D done, [F retrying,] H
+        hosts, X semantic items/page``; the rate is over the whole run unless given."""
         counts = self.counts
         q = lambda v: "?" if counts is None else f"{v:,}"  # noqa: E731
         if rate is None:
@@ -169,7 +176,7 @@ class Progress:
             rate = self.pages / elapsed * 60
         queue = (
             f" {q(counts and counts.queued)} queued, {q(counts and counts.leased)} leased,"
-            f" {q(counts and counts.done)} done," if frontier else ""
+            f" {q(counts and counts.done)} done,{retrying(counts)}" if frontier else ""
         )
         return (
             f"{self.pages:,} pages ({rate:,.1f} pages/min), {self.stored:,} stored,{queue}"
@@ -279,7 +286,8 @@ def _render(p: Progress) -> Any:
         row.add_row(
             ProgressBar(total=max(known, 1), completed=counts.done, width=40),
             Text(f"{counts.done / known if known else 0.0:5.1%}  {counts.done:,} done of {known:,} known"
-                 f" · {counts.queued:,} queued · {counts.leased:,} leased"),
+                 f" · {counts.queued:,} queued · {counts.leased:,} leased"
+                 + (f" · {counts.retrying:,} retrying" if counts.retrying else "")),
         )
         parts.append(row)
     minutes = max(time.monotonic() - p.started, 1e-9) / 60

@@ -520,8 +520,10 @@ def test_server_error_is_retried_later_then_recorded(webserver: WebServer, tmp_p
     # CLOSESPIDER_TIMEOUT only bounds the hang of the bug above; a right crawl ends once
     # the last retry is in (about 1 + 2 s).
     run = run_crawl(webserver, tmp_path, "http://retry.test/",
-                    settings={"CLOSESPIDER_TIMEOUT": 30, "SPITAG_RETRY_DELAY": 1})
+                    settings={"CLOSESPIDER_TIMEOUT": 30, "SPITAG_RETRY_DELAY": 1, "SPITAG_PROGRESS_INTERVAL": 0.5})
     assert run.returncode == 0, run.describe()
+    # the progress lines while it waits (3 s: about six of them) count it
+    assert "1 leased, 2 done, 1 retrying," in run.stderr, run.describe()
     boom = "http://retry.test/boom"
     asked = [e.time for e in run.server_log if f"http://{e.host}{e.path}" == boom]
     assert len(asked) == 3, run.describe()  # RETRY_TIMES = 2
@@ -774,8 +776,11 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
          "-s", f"SPITAG_FRONTIER={frontier_url}"],
         cwd=REPO, env=proxy_env(None), capture_output=True, text=True, timeout=120,
     )
-    assert [(d["host"], d["waiting"]) for d in json.loads(shown.stdout)["hosts_down"]] == [
-        ("dead.test", len(queued))], shown.stderr
+    state = json.loads(shown.stdout)
+    assert [(d["host"], d["waiting"]) for d in state["hosts_down"]] == [("dead.test", len(queued))], shown.stderr
+    # the URLs that failed and wait for another try (the others were never asked for)
+    tried = {f"http://dead.test{path}" for path in site.asked} - failed
+    assert tried and state["retrying"] == len(tried), (state["retrying"], tried)
 
     site.alive = True
     site.asked.clear()

@@ -640,17 +640,18 @@ def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_u
     assert [e.url for e in b.pop(5)] == ["http://flaky.test/2"]  # the probe ended with it
     assert b.ack(["http://flaky.test/2"]) == 1
     assert a.counts().leased == 1 and a.has_work()  # it waits, and the crawl with it
+    assert a.counts().retrying == 1
     assert a.renew(["http://flaky.test/1"]) == 1  # (a stops renewing; a renewal would hold it)
     time.sleep(0.35)
     assert b.reap() == 0  # renewed for lease_seconds: not due yet
     assert a.retry_later("http://flaky.test/1", 2, 0.3) == (2, 0.6)  # doubled
     assert b.reap() == 0 and b.pop(5) == []
     time.sleep(0.65)
-    assert b.reap() == 1
+    assert b.reap() == 1 and b.counts().retrying == 1  # queued again, still to be tried
     assert [e.url for e in b.pop(5)] == ["http://flaky.test/1"]
     assert a.retry_later("http://flaky.test/1", 2, 0.3) is None  # b's lease now
     assert b.retry_later("http://flaky.test/1", 2, 0.3) == (3, 0.0)  # used up: the failure stands
-    assert b.counts().leased == 1 and b.ack(["http://flaky.test/1"]) == 1
+    assert b.counts().leased == 1 and b.counts().retrying == 0 and b.ack(["http://flaky.test/1"]) == 1
     assert not b.has_work()
     # the count went: a URL revived later (a recrawl) has every retry again
     assert b.revive([entry("http://flaky.test/1")]) == 1
@@ -662,6 +663,14 @@ def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_u
     assert a.ack(["http://flaky.test/1"]) == 1
     assert a.revive([entry("http://flaky.test/1")]) == 1 and len(a.pop(5)) == 1
     assert a.retry_later("http://flaky.test/1", 0, 0.3) == (1, 0.0)  # no retries at all
+    # queued again after a failure, then marked done (its page came under another URL)
+    assert a.ack(["http://flaky.test/1"]) == 1
+    a.push([entry("http://flaky.test/3")], "max")
+    assert [e.url for e in a.pop(5)] == ["http://flaky.test/3"]
+    assert a.retry_later("http://flaky.test/3", 2, 0.05) == (1, 0.05)
+    time.sleep(0.1)
+    assert a.reap() == 1 and a.counts().retrying == 1
+    assert a.mark_done([entry("http://flaky.test/3")]) == 1 and a.counts().retrying == 0
 
 
 def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, frontier_url) -> None:

@@ -24,7 +24,8 @@ HOST = "slow.test"
 LINE = re.compile(
     r"\[spitag\.progress\] INFO: progress: (?P<pages>[\d,]+) pages \((?P<rate>[\d,.]+) pages/min\),"
     r" (?P<stored>[\d,]+) stored, (?P<queued>[\d,]+) queued, (?P<leased>[\d,]+) leased,"
-    r" (?P<done>[\d,]+) done, (?P<hosts>[\d,]+) hosts, (?P<per_page>[\d.]+) semantic items/page"
+    r" (?P<done>[\d,]+) done,(?: (?P<retrying>[\d,]+) retrying,)? (?P<hosts>[\d,]+) hosts,"
+    r" (?P<per_page>[\d.]+) semantic items/page"
 )
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TOP_LINE = re.compile(r"^\s+(\d+)\s+(\S+)\s+(\d+)\s+(https?://\S+)$")
@@ -68,7 +69,7 @@ def frontier_cmd(frontier: str, crawl: str, *extra: str) -> subprocess.Completed
 
 def progress_lines(text: str) -> list[dict[str, float]]:
     return [
-        {k: float(v.replace(",", "")) for k, v in m.groupdict().items()}
+        {k: float((v or "0").replace(",", "")) for k, v in m.groupdict().items()}
         for m in LINE.finditer(ANSI.sub("", text))
     ]
 

@@ -1,11 +1,12 @@
 """``scrapy frontier -a crawl=NAME [-a top=N] [-a hosts=N] [-a format=json]``: what a
 crawl's frontier holds, running or not.
 
-Queued / leased / done counts, the hosts set aside as down (``SPITAG_HOST_FAILURES``)
-with the URLs waiting on them, per-host counts with each host's next-allowed time and
-delay (and, on Redis, its downloads running and requests waiting for a place, every
-worker's together), and the ``top`` best waiting URLs with their priority and why they
-got it (the parent URL, the parent's semantic score, the strategy). Works on either backend:
+Queued / leased / done counts (and how many of them failed and wait for another try),
+the hosts set aside as down (``SPITAG_HOST_FAILURES``) with the URLs waiting on them,
+per-host counts with each host's next-allowed time and delay (and, on Redis, its
+downloads running and requests waiting for a place, every worker's together), and the
+``top`` best waiting URLs with their priority and why they got it (the parent URL, the
+parent's semantic score, the strategy). Works on either backend:
 ``SPITAG_FRONTIER`` (or ``REDIS_URL``) as for the crawl; ``SPITAG_STRATEGY`` names the
 strategy in the reasons a Redis frontier keeps compact.
 """
@@ -110,6 +111,7 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
         "queued": counts.queued,
         "leased": counts.leased,
         "done": counts.done,
+        "retrying": counts.retrying,
         "hosts_down": [
             {"host": host, "seconds_left": left, "waiting": waiting, "until": _iso(now + left)}
             for host, left, waiting in down
@@ -138,8 +140,11 @@ def render_text(state: dict[str, Any]) -> str:
         f"crawl {state['crawl']!r} in frontier {state['frontier']}",
         f"  queued {state['queued']:,} · leased {state['leased']:,} · done {state['done']:,}"
         f" · known {known:,}",
-        "",
     ]
+    if state["retrying"]:
+        lines.append(f"  {state['retrying']:,} of the queued and leased failed and wait for another try"
+                     " (SPITAG_RETRY_DELAY), or are being tried again")
+    lines.append("")
     down = state["hosts_down"]
     if down:
         lines.append(f"hosts down ({len(down)}: they failed SPITAG_HOST_FAILURES downloads in a row;"

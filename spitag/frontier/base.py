@@ -62,7 +62,8 @@ one (SQLite); the contract is the same:
   down (the first, if it was set down before and has not answered since);
   ``host_answered(host)`` — it answered: the count and that mark go;
   ``failing_hosts()`` — the hosts with either.
-* ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done; per host; best waiting.
+* ``counts()`` / ``hosts()`` / ``top()`` — queued, leased, done (and, of the first two,
+  retrying: failed, to be tried again); per host; best waiting.
 * ``acquire(host, delay)`` — the hard politeness gate, taken just before a download:
   two requests to one host are never less than its delay apart, whichever workers
   send them. ``pause_host(host, seconds)`` — the host asked to be left alone
@@ -193,6 +194,9 @@ class Counts:
     queued: int = 0
     leased: int = 0
     done: int = 0
+    # of the queued and leased: URLs whose download failed and that wait for another
+    # try, or are being tried again (``retry_later``)
+    retrying: int = 0
 
 
 @dataclass

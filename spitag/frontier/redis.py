@@ -1569,9 +1569,12 @@ class RedisFrontier(Frontier):
 
     @_transient
     def counts(self) -> Counts:
-        raw = self.redis.hgetall(self.prefix + "n")
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hgetall(self.prefix + "n")
+        pipe.hlen(self.prefix + "tr")
+        raw, retrying = pipe.execute()
         get = lambda k: int(raw.get(k.encode(), 0))  # noqa: E731
-        return Counts(queued=get("q"), leased=get("l"), done=get("d"))
+        return Counts(queued=get("q"), leased=get("l"), done=get("d"), retrying=int(retrying))
 
     @_transient
     def hosts(self, limit: int = 50) -> list[HostState]:

@@ -284,7 +284,7 @@ class SQLiteFrontier(Frontier):
             )
             queued = [u for u, st in known.items() if st[0] == QUEUED]
             self.conn.executemany(
-                "UPDATE frontier_url SET state = ?, revisit = NULL WHERE crawl = ? AND url = ? AND state = ?",
+                "UPDATE frontier_url SET state = ?, revisit = NULL, tries = 0 WHERE crawl = ? AND url = ? AND state = ?",
                 [(DONE, self.crawl, u, QUEUED) for u in queued],
             )
             self._refresh_hosts(known[u][2] for u in queued)
@@ -591,8 +591,9 @@ class SQLiteFrontier(Frontier):
 
     def counts(self) -> Counts:
         counts = Counts()
-        for state, n in self.conn.execute(
-            "SELECT state, COUNT(*) FROM frontier_url WHERE crawl = ? GROUP BY state", (self.crawl,)
+        for state, n, failed in self.conn.execute(
+            "SELECT state, COUNT(*), SUM(tries > 0) FROM frontier_url WHERE crawl = ? GROUP BY state",
+            (self.crawl,),
         ):
             if state == QUEUED:
                 counts.queued = n
@@ -600,6 +601,8 @@ class SQLiteFrontier(Frontier):
                 counts.leased = n
             elif state == DONE:
                 counts.done = n
+            if state != DONE:
+                counts.retrying += failed or 0
         return counts
 
     def hosts(self, limit: int = 50) -> list[HostState]:
