@@ -677,7 +677,7 @@ def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, fr
     """``recover`` at a worker's start: a dead process' leases go back to the queue at
     once, a failed URL waiting for its next try included (its failures still counted);
     a live worker's stay leased. On Redis, a worker that closed, or whose heartbeat
-    stopped, is gone too."""
+    stopped, is gone too, and the places it held on those URLs' hosts are freed."""
     here, me = socket.gethostname(), os.getpid()
     gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                               capture_output=True, text=True, check=True).stdout)
@@ -711,10 +711,13 @@ def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, fr
     assert [e.url for e in closed.pop(1)] == ["http://d.test/1"]
     assert [e.url for e in silent.pop(1)] == ["http://e.test/1"]
     assert closed.retry_later("http://d.test/1", 2, 60.0) == (1, 60.0)
+    assert silent.enter_host("e.test", f"{silent.owner}#1", 1, 30.0) == 0  # its download's place
     closed.close()
     r = redis.Redis.from_url(frontier_url)
     r.hset("spitag:c:alive", silent.owner, f"{time.time() - 11:.3f} {silent.machine}")  # 11 s silent
+    assert starting.enter_host("e.test", f"{starting.owner}#1", 1, 30.0) == 1  # first in line
     assert starting.heartbeat() and starting.recover() == 2
+    assert starting.enter_host("e.test", f"{starting.owner}#1", 1, 30.0) == 0  # the place was freed
     assert {e.url for e in starting.pop(5)} == {"http://d.test/1", "http://e.test/1"}
     r.close()
 

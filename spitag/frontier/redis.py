@@ -54,7 +54,8 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   page is learnt or the URL leaves its lease); ``hx:<host>`` sorted set — the places
   among the host's downloads at once that the workers hold (``enter_host``: token →
   expiry; at most ``CONCURRENT_REQUESTS_PER_DOMAIN``; renewed while the download runs,
-  so a dead worker's places free themselves; the key expires with its last place);
+  so a dead worker's places free themselves, and a starting worker frees those of
+  workers not alive, ``recover``; the key expires with its last place);
   ``hw:<host>`` / ``hwt:<host>`` sorted sets — the host's line of requests waiting for
   a place (token → when it first asked; token → when it is dropped unless it asks
   again): a free place goes to the longest waiting first, whichever worker frees it;
@@ -718,7 +719,9 @@ return requeue(keys, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
 # ARGV: prefix, fresh seconds, w, half, then owners known to be dead. At a worker's
 # start (Frontier.recover): every lease whose owner is not alive — no heartbeat in
 # ``alive`` within fresh seconds (it closed, or stopped beating), or named dead — goes
-# back in the queue at once, a failed URL waiting for its next try included.
+# back in the queue at once, a failed URL waiting for its next try included, and the
+# places such an owner held on those URLs' hosts (``hx:<host>``, tokens ``owner#n``)
+# are freed instead of being held until they expire.
 RECOVER = _COMMON + _REQUEUE_FN + r"""
 local t = now()
 local dead = {}
@@ -729,11 +732,21 @@ for i = 1, #alive, 2 do
   local seen = tonumber(string.match(alive[i + 1], '^[^ ]+')) or 0
   if seen >= t - tonumber(ARGV[2]) and not dead[alive[i]] then live[alive[i]] = true end
 end
-local keys = {}
+local keys, hosts = {}, {}
 local leases = redis.call('HGETALL', p .. 'lo')
 for i = 1, #leases, 2 do
   local v = leases[i + 1]
-  if not live[string.sub(v, 1, string.find(v, '|', 1, true) - 1)] then table.insert(keys, leases[i]) end
+  if not live[string.sub(v, 1, string.find(v, '|', 1, true) - 1)] then
+    table.insert(keys, leases[i])
+    hosts[string.sub(leases[i], 1, string.find(leases[i], '	', 1, true) - 1)] = true
+  end
+end
+for host, _ in pairs(hosts) do
+  local places = redis.call('ZRANGE', p .. 'hx:' .. host, 0, -1)
+  for _, token in ipairs(places) do
+    local hash = string.find(token, '#', 1, true)
+    if hash and not live[string.sub(token, 1, hash - 1)] then redis.call('ZREM', p .. 'hx:' .. host, token) end
+  end
 end
 return requeue(keys, '', tonumber(ARGV[3]), tonumber(ARGV[4]))
 """
@@ -1403,7 +1416,8 @@ class RedisFrontier(Frontier):
     def recover(self) -> int:
         """Leases of workers that are not alive go back at once: a worker that closed
         (its failed URLs waiting for another try), one silent for ``ALIVE_SECONDS``, a
-        dead process of this host. A live worker's leases are left to it."""
+        dead process of this host; so do the places it held on their hosts. A live
+        worker's leases are left to it."""
         owners = [o.decode() for o in self.redis.hkeys(self.prefix + "alive")]
         dead = [o for o in owners if died_here(o)]
         return int(self._recover(args=[self.prefix, ALIVE_SECONDS, self.host_weight, self.score_half, *dead]))
