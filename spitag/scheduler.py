@@ -135,6 +135,7 @@ class FrontierScheduler(BaseScheduler):
         self.retries_due: list[float] = []  # when this worker's failed URLs are due again
         self.retry_call: Any = None  # a reap when the first of them is due
         self.retry_call_due = 0.0
+        self.recover_call: Any = None  # recover once more (a shared frontier)
         self.down_since: float | None = None
         self.retry_at = 0.0
         self.backoff = 0.0
@@ -173,6 +174,9 @@ class FrontierScheduler(BaseScheduler):
             probe=self.host_probe and getattr(strategy, "learns_hosts", False) and self.host_weight > 0,
         )
         recovered = self.frontier.recover()
+        self.stats.set_value("spitag/frontier/recovered", recovered)
+        if self.frontier.recover_again > 0:
+            self.recover_call = running_reactor().callLater(self.frontier.recover_again, self._recover_again)
         counts = self.frontier.counts()
         if self.recrawl.enabled and counts.done:
             revived = self._plan_recrawl(crawl)
@@ -256,7 +260,7 @@ class FrontierScheduler(BaseScheduler):
         for loop in self.loops:
             if loop.running:
                 loop.stop()
-        for call in (self.wake_call, self.retry_call):
+        for call in (self.wake_call, self.retry_call, self.recover_call):
             if call is not None and call.active():
                 call.cancel()
         if self.frontier is None:
@@ -609,6 +613,16 @@ class FrontierScheduler(BaseScheduler):
         if first and (pages or links):
             logger.info("strategy %s starts from %d pages of %d hosts and %d links learnt before",
                         self.absorbing.name, pages, hosts, links)
+
+    def _recover_again(self) -> None:
+        """A worker killed just before this one started is now known to be gone: its
+        leases come back (``Frontier.recover_again``)."""
+        recovered = self._call(self.frontier.recover, default=0)
+        if recovered:
+            self.stats.inc_value("spitag/frontier/recovered", recovered)
+            logger.info("frontier: %d unfinished leases of a worker gone (its heartbeat stopped before"
+                        " this one started) taken back", recovered)
+            self._wake()
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)

@@ -674,10 +674,11 @@ def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_u
 
 
 def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, frontier_url) -> None:
-    """``recover`` at a worker's start: a dead process' leases go back to the queue at
+    """``recover`` at a worker's start: a dead worker's leases go back to the queue at
     once, a failed URL waiting for its next try included (its failures still counted);
-    a live worker's stay leased. On Redis, a worker that closed, or whose heartbeat
-    stopped, is gone too, and the places it held on those URLs' hosts are freed."""
+    a live worker's stay leased. SQLite knows a dead process of its host by its pid;
+    Redis knows a worker gone by its heartbeat (it closed, or has been silent for
+    ``ALIVE_SECONDS``), and frees the places it held on those URLs' hosts."""
     here, me = socket.gethostname(), os.getpid()
     gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                               capture_output=True, text=True, check=True).stdout)
@@ -686,7 +687,7 @@ def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, fr
     live = make(owner=f"{here}:{me}:live", politeness=polite)
     dead.push([entry("http://a.test/1", 4.0), entry("http://b.test/1", 3.0),
                entry("http://c.test/1", 2.0), entry("http://c.test/2", 1.0)], "max")
-    assert dead.heartbeat() and live.heartbeat()  # both beat: only the pid tells them apart
+    assert live.heartbeat()  # (dead beats no more, and its pid is gone)
     assert [e.url for e in dead.pop(1)] == ["http://a.test/1"]
     assert [e.url for e in live.pop(1)] == ["http://b.test/1"]
     assert [e.url for e in dead.pop(1)] == ["http://c.test/1"]
@@ -714,9 +715,11 @@ def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, fr
     assert silent.enter_host("e.test", f"{silent.owner}#1", 1, 30.0) == 0  # its download's place
     closed.close()
     r = redis.Redis.from_url(frontier_url)
-    r.hset("spitag:c:alive", silent.owner, f"{time.time() - 11:.3f} {silent.machine}")  # 11 s silent
+    r.hset("spitag:c:alive", silent.owner, f"{time.time() - 9:.3f} {silent.machine}")  # 9 s silent
+    assert starting.heartbeat() and starting.recover() == 1  # silent is still alive
+    r.hset("spitag:c:alive", silent.owner, f"{time.time() - 11:.3f} {silent.machine}")  # 11 s
     assert starting.enter_host("e.test", f"{starting.owner}#1", 1, 30.0) == 1  # first in line
-    assert starting.heartbeat() and starting.recover() == 2
+    assert starting.recover() == 1
     assert starting.enter_host("e.test", f"{starting.owner}#1", 1, 30.0) == 0  # the place was freed
     assert {e.url for e in starting.pop(5)} == {"http://d.test/1", "http://e.test/1"}
     r.close()

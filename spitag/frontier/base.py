@@ -36,9 +36,10 @@ one (SQLite); the contract is the same:
 * ``reap()`` — expired leases (a dead worker's, or retries whose time has come: below)
   → queued. Nothing popped is ever lost.
 * ``recover()`` — at a worker's start, the leases of workers known to be gone → queued
-  at once, without waiting for them to expire: a dead process of this host; on a shared
-  frontier also a worker that closed (its failed URLs waiting for another try) or whose
-  ``heartbeat`` stopped.
+  at once, without waiting for them to expire: on SQLite a dead process of this host; on
+  a shared frontier a worker that closed (its failed URLs waiting for another try) or
+  whose ``heartbeat`` stopped (asked once more ``recover_again`` seconds later, when
+  a worker killed just before the start is known to be gone).
 * ``retry_later(url, retries, seconds)`` — this owner's download of a leased URL got no
   usable answer: its failures are counted with the URL (every worker's, every run's),
   and up to ``retries`` of them it stays leased, renewed by nobody, for ``seconds ·
@@ -94,8 +95,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import socket
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -321,22 +320,6 @@ def machine_of(owner: str) -> str:
     return parts[0] if len(parts) == 3 else owner
 
 
-def died_here(owner: str) -> bool:
-    """The owner ``host:pid:random`` was a process of this host that is gone: its
-    leases can be taken back at once. Another owner string, or a process of another
-    host, cannot be checked here."""
-    parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    try:
-        os.kill(int(parts[1]), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False
-    return False
-
-
 class Frontier(ABC):
     """One crawl's frontier; see the module docstring for the contract."""
 
@@ -434,9 +417,8 @@ class Frontier(ABC):
 
     @abstractmethod
     def recover(self) -> int:
-        """At start: hand back at once the leases of workers known to be gone (a dead
-        process of this host; on a shared frontier also a worker that closed or stopped
-        beating, ``heartbeat``), and return how many. A live worker's stay its own."""
+        """At start: hand back at once the leases of workers known to be gone (see the
+        module docstring), and return how many. A live worker's stay its own."""
 
     @abstractmethod
     def has_work(self) -> bool: ...
@@ -542,6 +524,11 @@ class Frontier(ABC):
             return False
         del self._back_offs[host]
         return True
+
+    # Seconds after a worker's start when ``recover`` is worth calling once more: on a
+    # shared frontier a worker killed just before this one started is not known to be
+    # gone until its heartbeat is that old. 0: once at start is enough.
+    recover_again = 0.0
 
     # Shared per-host concurrency: ``CONCURRENT_REQUESTS_PER_DOMAIN`` for all workers
     # together (spitag.politeness). A frontier that one process uses has nothing to

@@ -119,7 +119,6 @@ from spitag.frontier.base import (
     Learnt,
     PushResult,
     Retry,
-    died_here,
     link_rows,
 )
 from spitag.urls import redact
@@ -716,21 +715,19 @@ end
 return requeue(keys, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
 """
 
-# ARGV: prefix, fresh seconds, w, half, then owners known to be dead. At a worker's
-# start (Frontier.recover): every lease whose owner is not alive — no heartbeat in
-# ``alive`` within fresh seconds (it closed, or stopped beating), or named dead — goes
-# back in the queue at once, a failed URL waiting for its next try included, and the
+# ARGV: prefix, fresh seconds, w, half, the caller (alive). At a worker's start
+# (Frontier.recover): every lease whose owner is not alive — no heartbeat in ``alive``
+# within fresh seconds: it closed, or stopped beating — goes back in the queue at
+# once, a failed URL waiting for its next try included, and the
 # places such an owner held on those URLs' hosts (``hx:<host>``, tokens ``owner#n``)
 # are freed instead of being held until they expire.
 RECOVER = _COMMON + _REQUEUE_FN + r"""
 local t = now()
-local dead = {}
-for i = 5, #ARGV do dead[ARGV[i]] = true end
-local live = {}
+local live = {[ARGV[5]] = true}
 local alive = redis.call('HGETALL', p .. 'alive')
 for i = 1, #alive, 2 do
   local seen = tonumber(string.match(alive[i + 1], '^[^ ]+')) or 0
-  if seen >= t - tonumber(ARGV[2]) and not dead[alive[i]] then live[alive[i]] = true end
+  if seen >= t - tonumber(ARGV[2]) then live[alive[i]] = true end
 end
 local keys, hosts = {}, {}
 local leases = redis.call('HGETALL', p .. 'lo')
@@ -1306,6 +1303,7 @@ class RedisFrontier(Frontier):
 
     SCAN_HOSTS = 256  # hosts examined by rank in one pop before taking any ready host
     shares_hosts = True  # workers share it: per-host places too (enter_host)
+    recover_again = ALIVE_SECONDS + 1.0
 
     def __init__(self, url: str, crawl: str, owner: str, **kwargs: Any) -> None:
         super().__init__(url, crawl, owner, **kwargs)
@@ -1414,13 +1412,14 @@ class RedisFrontier(Frontier):
 
     @_transient
     def recover(self) -> int:
-        """Leases of workers that are not alive go back at once: a worker that closed
-        (its failed URLs waiting for another try), one silent for ``ALIVE_SECONDS``, a
-        dead process of this host; so do the places it held on their hosts. A live
-        worker's leases are left to it."""
-        owners = [o.decode() for o in self.redis.hkeys(self.prefix + "alive")]
-        dead = [o for o in owners if died_here(o)]
-        return int(self._recover(args=[self.prefix, ALIVE_SECONDS, self.host_weight, self.score_half, *dead]))
+        """Leases of workers that are not alive go back at once, and the places they
+        held on their hosts: a worker that closed (its failed URLs waiting for another
+        try), or one whose heartbeat is older than ``ALIVE_SECONDS``. A live worker's
+        leases, and this one's, are left alone. A pid is not checked, as SQLite does:
+        containers sharing a host name (``--network host``) have pids of their own, so a
+        pid missing here may be a live worker there; a worker killed just before this
+        one started is known to be gone ``recover_again`` seconds later."""
+        return int(self._recover(args=[self.prefix, ALIVE_SECONDS, self.host_weight, self.score_half, self.owner]))
 
     @_transient
     def has_work(self) -> bool:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import sqlite3
 import time
 from collections import defaultdict
@@ -41,7 +43,6 @@ from spitag.frontier.base import (
     Retry,
     back_off_seconds,
     combine_priority,
-    died_here,
     link_rows,
 )
 
@@ -645,6 +646,22 @@ class _Transaction:
     def __exit__(self, exc_type: Any, *_: Any) -> None:
         if self.depth:
             self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def died_here(owner: str) -> bool:
+    """The owner ``host:pid:random`` was a process of this host that is gone: its
+    leases can be taken back at once. Another owner string, or a process of another
+    host, cannot be checked here."""
+    parts = owner.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False
+    return False
 
 
 def _chunks(values: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
