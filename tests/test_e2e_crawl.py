@@ -781,6 +781,11 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     # the URLs that failed and wait for another try (the others were never asked for)
     tried = {f"http://dead.test{path}" for path in site.asked} - failed
     assert tried and state["retrying"] == len(tried), (state["retrying"], tried)
+    text = subprocess.run(
+        [sys.executable, "-m", "scrapy", "frontier", "-a", "crawl=dead", "-s", f"SPITAG_FRONTIER={frontier_url}"],
+        cwd=REPO, env=proxy_env(None), capture_output=True, text=True, timeout=120,
+    ).stdout
+    assert f"  {len(tried)} of the queued and leased failed and wait for another try" in text, text
 
     site.alive = True
     site.asked.clear()
