@@ -150,12 +150,13 @@ SPITAG_RECRAWL_MAX_INTERVAL = _env("SPITAG_RECRAWL_MAX_INTERVAL", "31536000")  #
 SPITAG_RECRAWL_INC_RATE = _env("SPITAG_RECRAWL_INC_RATE", "0.4")  # unchanged: × 1.4
 SPITAG_RECRAWL_DEC_RATE = _env("SPITAG_RECRAWL_DEC_RATE", "0.2")  # changed: × 0.8
 SPITAG_FOLLOW_NOFOLLOW = _env("SPITAG_FOLLOW_NOFOLLOW", "False")
-SPITAG_SESSION_PARAMS = None  # None: spitag.urls.SESSION_PARAMS
+# comma-separated; unset: spitag.urls.SESSION_PARAMS
+SPITAG_SESSION_PARAMS = os.environ.get("SPITAG_SESSION_PARAMS")
 SPITAG_TRAP_MAX_REPEATS = _env("SPITAG_TRAP_MAX_REPEATS", "3")
 SPITAG_TRAP_MAX_CHAIN = _env("SPITAG_TRAP_MAX_CHAIN", "30")
 # Scoring: spitag | opic | importance | bfs, and their knobs.
 SPITAG_STRATEGY = _env("SPITAG_STRATEGY", "spitag")
-SPITAG_SYNTAX_WEIGHTS: dict[str, float] = {}
+SPITAG_SYNTAX_WEIGHTS = _env("SPITAG_SYNTAX_WEIGHTS", "{}")  # JSON: {"json-ld": 2.0, …}
 SPITAG_SCORE_HALF = _env("SPITAG_SCORE_HALF", "60")
 SPITAG_LINK_CASH = _env("SPITAG_LINK_CASH", "0.1")
 # spitag: r of the Gittins index of an unseen site — the pages a site found good is
@@ -220,4 +221,4 @@ SPITAG_HOST_WEIGHT = _env("SPITAG_HOST_WEIGHT", "0.7")
 SPITAG_HOST_PRIOR = _env("SPITAG_HOST_PRIOR", "0")
 # Seconds between two requests to one host, across all workers (robots.txt Crawl-delay
 # overrides it per host). Unset: DOWNLOAD_DELAY.
-SPITAG_HOST_DELAY = None
+SPITAG_HOST_DELAY = _env("SPITAG_HOST_DELAY", "")

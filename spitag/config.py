@@ -89,6 +89,17 @@ class CrawlConfig:
         _number(settings, "SPITAG_HOST_FAILURES", int, minimum=0, maximum=1_000_000)
         _number(settings, "SPITAG_HOST_DOWN_SECONDS", float, minimum=1.0, maximum=86400.0 * 30)
         _number(settings, "SPITAG_RETRY_DELAY", float, minimum=0.0, maximum=86400.0)
+        if settings.get("SPITAG_HOST_DELAY") not in (None, ""):
+            _number(settings, "SPITAG_HOST_DELAY", float, minimum=0.0)
+        _flag(settings, "SPITAG_FOLLOW_NOFOLLOW")
+        _choice(settings, "SPITAG_PROGRESS", ("auto", "off", "on"))
+        _number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
+        # read whatever the strategy (the frontier's host rank takes the half too)
+        if _number(settings, "SPITAG_SCORE_HALF", float, minimum=0.0) == 0:
+            raise BadInputError(f"setting SPITAG_SCORE_HALF={settings.get('SPITAG_SCORE_HALF')!r} must be positive")
+        _number(settings, "SPITAG_LINK_CASH", float, minimum=0.0)
+        if settings.get("DEPTH_LIMIT") not in (None, ""):
+            _number(settings, "DEPTH_LIMIT", int, minimum=0)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

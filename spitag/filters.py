@@ -81,7 +81,7 @@ def skip_extensions(value: Any) -> frozenset[str]:
     return frozenset(f".{word}" for word in found)
 
 
-def _default(value: int | None, default: int) -> int:
+def _default(value: int | None, default: int | None) -> int | None:
     return default if value is None else value
 
 
@@ -184,7 +184,7 @@ class UrlFilter:
             extensions=skip_extensions(settings.get("SPITAG_SKIP_EXTENSIONS")),
             prefixes=read_rules("SPITAG_PREFIX_RULES", settings.get("SPITAG_PREFIX_RULES")),
             regex_rules=read_rules("SPITAG_REGEX_RULES", settings.get("SPITAG_REGEX_RULES")),
-            max_depth=limit("SPITAG_MAX_DEPTH"),
+            max_depth=_default(limit("SPITAG_MAX_DEPTH"), limit("DEPTH_LIMIT") or None),
             max_pages_per_host=limit("SPITAG_MAX_PAGES_PER_HOST"),
             traps=TrapGuard(
                 max_repeats=_default(limit("SPITAG_TRAP_MAX_REPEATS"), 3),

@@ -158,7 +158,7 @@ def host_delay_setting(settings: Any) -> float:
     """Seconds between two requests to one host: ``SPITAG_HOST_DELAY`` when set,
     else ``DOWNLOAD_DELAY``."""
     value = settings.get("SPITAG_HOST_DELAY")
-    return float(settings.getfloat("DOWNLOAD_DELAY") if value is None else value)
+    return float(settings.getfloat("DOWNLOAD_DELAY") if value in (None, "") else value)
 
 
 class PolitenessMiddleware:

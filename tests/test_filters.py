@@ -95,3 +95,20 @@ def test_from_settings_reports_bad_values() -> None:
     s.set("SPITAG_REGEX_RULES", "@/nonexistent/rules.txt", priority="cmdline")
     with pytest.raises(BadInputError, match="cannot read rule file"):
         UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))
+
+
+def test_scrapy_depth_limit_is_the_depth_limit_unless_ours_is_set() -> None:
+    """Scrapy's DepthMiddleware is off (depth is the spider's own), so ``DEPTH_LIMIT``
+    is honoured here: the limit when ``SPITAG_MAX_DEPTH`` is not set; 0, none."""
+    s = Settings()
+    s.setmodule("settings", priority="project")
+    scope = Scope("domain", ["http://a.test/"])
+    assert UrlFilter.from_settings(s, scope).max_depth is None
+    s.set("DEPTH_LIMIT", 2, priority="cmdline")
+    f = UrlFilter.from_settings(s, scope)
+    assert f.max_depth == 2 and f.reason("http://a.test/x", 2) is None and f.reason("http://a.test/y", 3) == "depth"
+    s.set("SPITAG_MAX_DEPTH", "5", priority="cmdline")
+    assert UrlFilter.from_settings(s, scope).max_depth == 5
+    s.set("SPITAG_MAX_DEPTH", "", priority="cmdline")
+    s.set("DEPTH_LIMIT", 0, priority="cmdline")
+    assert UrlFilter.from_settings(s, scope).max_depth is None
