@@ -7,6 +7,7 @@ value raises BadInputError naming the setting, so the crawl stops before it star
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -155,7 +156,9 @@ def _number(
         value = kind(raw)
     except (TypeError, ValueError, OverflowError):
         raise BadInputError(f"setting {name}={raw!r} is not a {_KINDS[kind]}") from None
-    if value != value or value < minimum:  # NaN or too small
+    if not math.isfinite(value):  # NaN, or inf: no wait, budget or size is infinite
+        raise BadInputError(f"setting {name}={raw!r} is not a finite {_KINDS[kind]}")
+    if value < minimum:
         raise BadInputError(f"setting {name}={raw!r} must be at least {minimum}")
     if maximum is not None and value > maximum:
         raise BadInputError(f"setting {name}={raw!r} must be at most {maximum}")

@@ -175,6 +175,11 @@ class UrlFilter:
                 raise BadInputError(f"setting {name}={raw!r} must not be negative")
             return value
 
+        def at_least(name: str, value: int, minimum: int) -> int:
+            if value < minimum:  # (a segment seen once is no repeat; every path would be a trap)
+                raise BadInputError(f"setting {name}={value!r} must be at least {minimum}")
+            return value
+
         return cls(
             scope,
             max_url_length=settings.getint("SPITAG_MAX_URL_LENGTH"),
@@ -187,8 +192,8 @@ class UrlFilter:
             max_depth=_default(limit("SPITAG_MAX_DEPTH"), limit("DEPTH_LIMIT") or None),
             max_pages_per_host=limit("SPITAG_MAX_PAGES_PER_HOST"),
             traps=TrapGuard(
-                max_repeats=_default(limit("SPITAG_TRAP_MAX_REPEATS"), 3),
-                max_chain=_default(limit("SPITAG_TRAP_MAX_CHAIN"), 30),
+                max_repeats=at_least("SPITAG_TRAP_MAX_REPEATS", _default(limit("SPITAG_TRAP_MAX_REPEATS"), 3), 2),
+                max_chain=at_least("SPITAG_TRAP_MAX_CHAIN", _default(limit("SPITAG_TRAP_MAX_CHAIN"), 30), 1),
             ),
         )
 

@@ -48,6 +48,9 @@ logger = logging.getLogger(__name__)
 _open_pools = 0  # ProfilePools of this process using the forkserver (see ProfilePool.close)
 
 
+MAX_PROCESSES = 256  # profile workers at most (each a Python process of its own)
+
+
 def processes_setting(value: Any, cores: int | None = None) -> int:
     """``SPITAG_EXTRACT_PROCESSES`` as a number of worker processes (0: none)."""
     text = str(value).strip().lower()
@@ -58,9 +61,9 @@ def processes_setting(value: Any, cores: int | None = None) -> int:
         number = int(text)
     except ValueError:
         number = -1
-    if number < 0:
+    if not 0 <= number <= MAX_PROCESSES:
         raise BadInputError(
-            f"setting SPITAG_EXTRACT_PROCESSES={value!r} must be auto or a whole number ≥ 0"
+            f"setting SPITAG_EXTRACT_PROCESSES={value!r} must be auto or a whole number from 0 to {MAX_PROCESSES}"
         )
     return number
 

@@ -8,6 +8,7 @@ message and a non-zero exit code instead of a traceback in the middle of a crawl
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 STORE_SCHEMES = ("sqlite", "postgresql", "postgres")
 FRONTIER_SCHEMES = ("sqlite", "redis", "rediss", "unix")
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 
 
 def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
@@ -61,10 +63,13 @@ def check_backend_url(setting: str, url: str, schemes: tuple[str, ...]) -> None:
         )
     if scheme == "sqlite":
         sqlite_path(url, setting)
-    elif scheme.startswith("postgres"):
+    elif scheme == "unix":
+        if not urlsplit(url).path:
+            raise BadInputError(f"{setting}={redact(url)!r} names no socket: write unix:///path/to/redis.sock")
+    else:
         _check_url_parts(setting, url)
-    elif scheme != "unix":
-        _check_url_parts(setting, url)
+        if scheme.startswith("redis") and urlsplit(url).path.strip("/") and not urlsplit(url).path.strip("/").isdigit():
+            raise BadInputError(f"{setting}={redact(url)!r}: the database number must be a whole number")
 
 
 def _check_url_parts(setting: str, url: str) -> None:
@@ -82,11 +87,13 @@ def check_backends(config: CrawlConfig) -> None:
     for setting, url in (("SPITAG_FRONTIER", config.frontier_url), ("SPITAG_STORE", config.store_url)):
         scheme = urlsplit(url).scheme.lower()
         if scheme == "sqlite":
-            folder = sqlite_path(url, setting).resolve().parent
-            if not folder.is_dir():
-                raise BackendUnavailableError(f"{setting}: folder {folder} does not exist")
-            if not os.access(folder, os.W_OK):
-                raise BackendUnavailableError(f"{setting}: folder {folder} is not writable")
+            path = sqlite_path(url, setting).resolve()
+            if not path.parent.is_dir():
+                raise BackendUnavailableError(f"{setting}: folder {path.parent} does not exist")
+            if not os.access(path.parent, os.W_OK):
+                raise BackendUnavailableError(f"{setting}: folder {path.parent} is not writable")
+            if path.exists():
+                _check_sqlite_file(setting, path)
         elif scheme.startswith("postgres"):
             from spitag.store.postgres import ping
 
@@ -95,3 +102,20 @@ def check_backends(config: CrawlConfig) -> None:
             from spitag.frontier.redis import ping
 
             ping(url)
+
+
+def _check_sqlite_file(setting: str, path: Path) -> None:
+    """An existing file must be a SQLite database (or empty) that this process may
+    write: another file there is a mistake in the setting, not something to open. The
+    header is read, not the database, so a crawl running on it is no obstacle."""
+    if not path.is_file():
+        raise BadInputError(f"{setting}: {path} is not a file")
+    try:
+        with path.open("rb") as f:
+            header = f.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise BackendUnavailableError(f"{setting}: cannot read {path}: {exc.strerror or exc}") from None
+    if header and header != SQLITE_HEADER:
+        raise BadInputError(f"{setting}: {path} is not a SQLite database")
+    if not os.access(path, os.W_OK):
+        raise BackendUnavailableError(f"{setting}: {path} is not writable")

@@ -493,11 +493,20 @@ def strategy_from_settings(settings: BaseSettings) -> Strategy:
 
 def syntax_weights(settings: BaseSettings) -> dict[str, float] | None:
     """``SPITAG_SYNTAX_WEIGHTS`` as a dict (None when every weight is 1)."""
-    raw = settings.getdict("SPITAG_SYNTAX_WEIGHTS")
+    try:
+        raw = settings.getdict("SPITAG_SYNTAX_WEIGHTS")
+    except (TypeError, ValueError):
+        raise BadInputError(
+            f"SPITAG_SYNTAX_WEIGHTS={settings.get('SPITAG_SYNTAX_WEIGHTS')!r} is not a JSON object of"
+            ' syntax → weight, e.g. {"json-ld": 2}'
+        ) from None
     unknown = set(raw) - set(SYNTAXES)
     if unknown:
         raise BadInputError(f"SPITAG_SYNTAX_WEIGHTS: unknown syntax {sorted(unknown)}")
     weights = {s: _finite(f"SPITAG_SYNTAX_WEIGHTS[{s}]", raw.get(s, 1.0)) for s in SYNTAXES}
+    negative = sorted(s for s, w in weights.items() if w < 0)
+    if negative:
+        raise BadInputError(f"SPITAG_SYNTAX_WEIGHTS: a weight must not be negative: {negative}")
     return None if all(w == 1.0 for w in weights.values()) else weights
 
 

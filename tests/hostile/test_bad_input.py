@@ -43,6 +43,17 @@ CASES = [
     ("score-half-zero", "http://bad.test/", {"SPITAG_SCORE_HALF": "0"}, 2, ["SPITAG_SCORE_HALF", "positive"]),
     ("link-cash", "http://bad.test/", {"SPITAG_LINK_CASH": "-1"}, 2, ["SPITAG_LINK_CASH"]),
     ("depth-limit", "http://bad.test/", {"DEPTH_LIMIT": "-1"}, 2, ["DEPTH_LIMIT"]),
+    ("infinite-host-delay", "http://bad.test/", {"SPITAG_HOST_DELAY": "inf"}, 2, ["SPITAG_HOST_DELAY", "finite"]),
+    ("infinite-delay", "http://bad.test/", {"DOWNLOAD_DELAY": "inf"}, 2, ["DOWNLOAD_DELAY", "finite"]),
+    ("nan-flush", "http://bad.test/", {"SPITAG_STORE_FLUSH_SECONDS": "nan"}, 2, ["SPITAG_STORE_FLUSH_SECONDS"]),
+    ("extract-processes", "http://bad.test/", {"SPITAG_EXTRACT_PROCESSES": "100000"}, 2, ["SPITAG_EXTRACT_PROCESSES"]),
+    ("syntax-weights", "http://bad.test/", {"SPITAG_SYNTAX_WEIGHTS": "{bad"}, 2, ["SPITAG_SYNTAX_WEIGHTS", "JSON"]),
+    ("negative-weight", "http://bad.test/", {"SPITAG_SYNTAX_WEIGHTS": '{"json-ld": -5}'}, 2,
+     ["SPITAG_SYNTAX_WEIGHTS", "negative"]),
+    ("trap-repeats", "http://bad.test/", {"SPITAG_TRAP_MAX_REPEATS": "1"}, 2, ["SPITAG_TRAP_MAX_REPEATS"]),
+    ("in-memory-store", "http://bad.test/", {"SPITAG_STORE": "sqlite:///:memory:"}, 2, ["SPITAG_STORE", "memory"]),
+    ("redis-db", "http://bad.test/", {"SPITAG_FRONTIER": "redis://127.0.0.1:1/abc"}, 2, ["SPITAG_FRONTIER", "database"]),
+    ("unix-no-path", "http://bad.test/", {"SPITAG_FRONTIER": "unix://"}, 2, ["SPITAG_FRONTIER", "socket"]),
     ("autothrottle", "http://bad.test/", {"AUTOTHROTTLE_ENABLED": "True", "AUTOTHROTTLE_TARGET_CONCURRENCY": "0"},
      2, ["AUTOTHROTTLE_TARGET_CONCURRENCY"]),
     ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),
@@ -65,6 +76,27 @@ def test_bad_input_fails_before_the_crawl(
     assert "Traceback" not in run.stderr and "hunter2" not in run.stderr
     assert run.server_log == []
     assert sorted(p.name for p in crawl_dir.iterdir() if p.name != "bad.log") == []
+
+
+@pytest.mark.parametrize("setting", ["SPITAG_STORE", "SPITAG_FRONTIER"])
+def test_a_file_that_is_not_a_database_is_refused_and_left_alone(
+    webserver: WebServer, tmp_path: Path, setting: str
+) -> None:
+    """A setting naming an existing file that is no SQLite database (a typo, the wrong
+    file): one error line, exit 2, the file untouched; a folder there likewise."""
+    webserver.add_site("bad.test", DictSite({"/": "<html><body>never asked</body></html>"}))
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"my notes, not a database\n" * 100)
+    for target in (notes, tmp_path):
+        crawl_dir = tmp_path / f"crawl-{target.name}"
+        run = run_crawl(webserver, crawl_dir, "http://bad.test/", store=crawl_dir / "store.db",
+                        settings={setting: f"sqlite:///{target}"}, name="bad")
+        assert run.returncode == 2, run.describe()
+        errors = run.error_lines()
+        assert len(errors) == 1 and setting in errors[0] and str(target) in errors[0], run.describe()
+        assert "Traceback" not in run.stderr and run.server_log == []
+        assert sorted(p.name for p in crawl_dir.iterdir() if p.name != "bad.log") == []
+    assert notes.read_bytes() == b"my notes, not a database\n" * 100
 
 
 def test_overlong_crawl_name_is_refused(webserver: WebServer, tmp_path: Path) -> None:
