@@ -68,7 +68,8 @@ def check_backend_url(setting: str, url: str, schemes: tuple[str, ...]) -> None:
             raise BadInputError(f"{setting}={redact(url)!r} names no socket: write unix:///path/to/redis.sock")
     else:
         _check_url_parts(setting, url)
-        if scheme.startswith("redis") and urlsplit(url).path.strip("/") and not urlsplit(url).path.strip("/").isdigit():
+        database = urlsplit(url).path.strip("/")
+        if scheme.startswith("redis") and database and not database.isdigit():  # (redis-py would use 0)
             raise BadInputError(f"{setting}={redact(url)!r}: the database number must be a whole number")
 
 

@@ -18,7 +18,7 @@ def sqlite_path(url: str, setting: str = "SPITAG_STORE") -> Path:
         raise BadInputError(
             f"malformed {setting} URL {url!r}: write sqlite:///relative.db or sqlite:////abs/path.db"
         )
-    if rest == ":memory:" or rest.startswith("file:"):
+    if rest == ":memory:":
         raise BadInputError(
             f"{setting} URL {url!r} names no file: an in-memory database would lose the crawl at its end"
         )
