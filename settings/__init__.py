@@ -7,11 +7,23 @@ name; ``-s NAME=VALUE`` on the command line wins over both. The README lists the
 from __future__ import annotations
 
 import os
+import sys
 
 
 def _env(name: str, default: str) -> str:
     value = os.environ.get(name)
     return value if value not in (None, "") else default
+
+
+def _log_level(value: str) -> str:
+    """``SPITAG_LOG_LEVEL``, checked here: Scrapy sets up its log before any of SpiTag's
+    checks run, and would stop with a traceback."""
+    level = value.strip().upper()
+    if level not in ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"):
+        sys.stderr.write(f"spitag: error: SPITAG_LOG_LEVEL={value!r} is not one of CRITICAL, ERROR,"
+                         " WARNING, INFO, DEBUG\n")
+        raise SystemExit(2)
+    return level
 
 
 BOT_NAME = "spitag"
@@ -71,7 +83,7 @@ FEED_EXPORT_ENCODING = "utf-8"
 
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False  # no listening port unless asked for
-LOG_LEVEL = _env("SPITAG_LOG_LEVEL", "INFO")
+LOG_LEVEL = _log_level(_env("SPITAG_LOG_LEVEL", "INFO"))
 
 # --- SpiTag ------------------------------------------------------------------------
 # Where pages go: sqlite:///path.db (embedded) or postgresql://user:pass@host:port/db.

@@ -1294,6 +1294,10 @@ def ping(url: str) -> None:
     """Reach Redis once; BackendUnavailableError with a clear, password-free message."""
     try:
         connect(url).ping()
+    except redis.ResponseError as exc:
+        if "DB index" not in str(exc):
+            raise BackendUnavailableError(f"frontier {redact(url)}: Redis refused: {redact(str(exc))}") from None
+        raise BadInputError(f"frontier {redact(url)}: no such Redis database ({exc})") from None
     except (redis.RedisError, OSError, ValueError) as exc:
         raise BackendUnavailableError(f"frontier {redact(url)}: Redis unreachable: {redact(str(exc))}") from None
 

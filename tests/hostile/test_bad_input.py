@@ -99,6 +99,25 @@ def test_a_file_that_is_not_a_database_is_refused_and_left_alone(
     assert notes.read_bytes() == b"my notes, not a database\n" * 100
 
 
+def test_a_bad_log_level_or_redis_database_is_refused(webserver: WebServer, tmp_path: Path, redis_url: str) -> None:
+    """Two that are checked elsewhere: the log level from the environment (read before
+    SpiTag's checks: the settings module refuses it), and a Redis database the server
+    does not have (bad input, exit 2, not an unreachable server)."""
+    webserver.add_site("bad.test", DictSite({"/": "<html><body>never asked</body></html>"}))
+    for case, settings, env, words in (
+        ("log", {}, {"SPITAG_LOG_LEVEL": "LOUD"}, ["SPITAG_LOG_LEVEL", "LOUD"]),
+        ("db", {"SPITAG_FRONTIER": redis_url.rsplit("/", 1)[0] + "/99"}, {}, ["frontier", "no such Redis database"]),
+    ):
+        crawl_dir = tmp_path / case
+        run = run_crawl(webserver, crawl_dir, "http://bad.test/", store=crawl_dir / "store.db",
+                        settings=settings, env=env, name="bad")
+        assert run.returncode == 2, run.describe()
+        errors = run.error_lines()
+        assert len(errors) == 1 and all(w in errors[0] for w in words), run.describe()
+        assert "Traceback" not in run.stderr and run.server_log == []
+        assert sorted(p.name for p in crawl_dir.iterdir() if p.name != "bad.log") == []
+
+
 def test_overlong_crawl_name_is_refused(webserver: WebServer, tmp_path: Path) -> None:
     run = run_crawl(webserver, tmp_path / "crawl", "http://bad.test/", crawl="x" * 300, name="bad")
     assert run.returncode == 2 and "crawl name" in run.error_lines()[0]
