@@ -163,7 +163,7 @@ class UrlFilter:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings, scope: Scope) -> UrlFilter:
-        def limit(name: str) -> int | None:
+        def limit(name: str, minimum: int = 0) -> int | None:
             raw = settings.get(name)
             if raw is None or (isinstance(raw, str) and not raw.strip()):
                 return None  # not set: no limit
@@ -171,13 +171,9 @@ class UrlFilter:
                 value = int(raw)
             except (TypeError, ValueError):
                 raise BadInputError(f"setting {name}={raw!r} is not a whole number") from None
-            if value < 0:
-                raise BadInputError(f"setting {name}={raw!r} must not be negative")
-            return value
-
-        def at_least(name: str, value: int, minimum: int) -> int:
-            if value < minimum:  # (a segment seen once is no repeat; every path would be a trap)
-                raise BadInputError(f"setting {name}={value!r} must be at least {minimum}")
+            if value < minimum:
+                raise BadInputError(f"setting {name}={raw!r} must " + (
+                    "not be negative" if minimum == 0 else f"be at least {minimum}"))
             return value
 
         return cls(
@@ -192,8 +188,9 @@ class UrlFilter:
             max_depth=_default(limit("SPITAG_MAX_DEPTH"), limit("DEPTH_LIMIT") or None),
             max_pages_per_host=limit("SPITAG_MAX_PAGES_PER_HOST"),
             traps=TrapGuard(
-                max_repeats=at_least("SPITAG_TRAP_MAX_REPEATS", _default(limit("SPITAG_TRAP_MAX_REPEATS"), 3), 2),
-                max_chain=at_least("SPITAG_TRAP_MAX_CHAIN", _default(limit("SPITAG_TRAP_MAX_CHAIN"), 30), 1),
+                # (a segment seen once is no repeat: below 2, every path would be a trap)
+                max_repeats=_default(limit("SPITAG_TRAP_MAX_REPEATS", minimum=2), 3),
+                max_chain=_default(limit("SPITAG_TRAP_MAX_CHAIN", minimum=1), 30),
             ),
         )
 

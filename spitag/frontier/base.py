@@ -410,8 +410,9 @@ class Frontier(ABC):
         """A download of ``url``, leased by this owner, got no usable answer: count the
         failure with the URL; up to ``retries`` failures, keep it leased (renewed by
         nobody) for ``back_off_seconds(n, seconds, RETRY_MAX_SECONDS)``, after which
-        ``reap`` queues it again, and end a probe of its host; past them, forget the count and change nothing
-        (``Retry.seconds`` 0: the caller stores the failure and acks). ``None`` when
+        ``reap`` queues it again, and end a probe of its host; past them, forget the
+        count and change nothing (``Retry.seconds`` 0: the caller stores the failure and
+        acks). ``None`` when
         the URL is not leased by this owner (it was reaped, or is not a frontier
         URL): the caller retries in its own way."""
 
