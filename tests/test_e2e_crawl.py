@@ -19,6 +19,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,11 +34,13 @@ from tests.support.crawl import (
     REPO,
     CrawlRun,
     base_of,
+    crawl_command,
     log_records,
     page_links,
     page_rows,
     parse_page,
     proxy_env,
+    read_jsonl,
     refresh_target,
     requested_urls,
     robots_meta,
@@ -794,6 +797,55 @@ def test_a_dead_host_is_set_aside_and_its_urls_wait_for_the_next_run(
     assert "set aside as down by an earlier run: tried again" in second.stderr, second.describe()
     assert {u: i["status"] for u, i in second.items_by_url.items()} == {u: 200 for u in queued}
     assert sorted(site.asked) == sorted(urlsplit(u).path for u in queued)  # each once
+
+
+@pytest.mark.parametrize("frontier", ["sqlite", "redis"])
+def test_a_rerun_right_after_kill_9_is_a_new_run(
+    webserver: WebServer, tmp_path: Path, request: pytest.FixtureRequest, frontier: str
+) -> None:
+    """A crawl killed (SIGKILL) while a host is set aside as down, run again at once:
+    the rerun takes back the killed worker's leases at its start (``owners.is_gone``),
+    so it knows that no worker of the crawl is running, a new run, and tries the host
+    again rather than leaving it down for ``SPITAG_HOST_DOWN_SECONDS`` (600). On Redis
+    it used to wait for the dead worker's heartbeat to go stale and leave the host
+    down: the rerun ended at once with the host's URLs still waiting."""
+    site = DeadSite(status=502)
+    dead_urls = serve_dead_host_and_hub(webserver, site, 30)
+    settings = {"SPITAG_STRATEGY": "bfs", "SPITAG_SCOPE": "any", "ROBOTSTXT_OBEY": False,
+                "DOWNLOAD_DELAY": 0.3, "SPITAG_LEASE_SECONDS": 600}  # the hub lasts ~10 s
+    if frontier == "redis":
+        settings["SPITAG_FRONTIER"] = request.getfixturevalue("redis_url")
+    cmd = crawl_command("http://hub.test/", tmp_path / "run1.jsonl", store=tmp_path / "store.db",
+                        frontier=tmp_path / "frontier.db", settings=settings, crawl="killed")
+    log = tmp_path / "run1.log"
+    with log.open("wb") as err:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=proxy_env(webserver), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 60
+            while "dead.test failed 5 downloads in a row" not in log.read_text(errors="replace"):
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+                time.sleep(0.1)
+            proc.kill()
+        finally:
+            proc.kill()
+            proc.wait(30)
+    first = read_jsonl(tmp_path / "run1.jsonl") if (tmp_path / "run1.jsonl").exists() else []
+    assert len([i for i in first if i["url"].startswith("http://hub.test/")]) < 31  # killed mid-crawl
+
+    site.alive = True
+    site.asked.clear()
+    cmd[cmd.index(str(tmp_path / "run1.jsonl"))] = str(tmp_path / "run2.jsonl")
+    second = subprocess.run(cmd, cwd=REPO, env=proxy_env(webserver), stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert re.search(r"\([1-9]\d* unfinished leases of an earlier run taken back\)", second.stderr), second.stderr[-3000:]
+    assert "set aside as down by an earlier run: tried again" in second.stderr, second.stderr[-3000:]
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        status = dict(conn.execute("SELECT url, status FROM url WHERE url LIKE 'http://dead.test/%'"))
+    assert set(status) == dead_urls  # none lost
+    asked_again = {f"http://dead.test{path}" for path in site.asked}
+    assert asked_again and all(status[u] == 200 for u in asked_again), (asked_again, status)
 
 
 def test_a_host_down_before_is_set_aside_again_at_its_first_failure(webserver: WebServer, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 import redis
 
 from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.frontier.owners import started, this_space
 
 
 def near(value):
@@ -676,31 +677,38 @@ def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_u
 def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, frontier_url) -> None:
     """``recover`` at a worker's start: a dead worker's leases go back to the queue at
     once, a failed URL waiting for its next try included (its failures still counted);
-    a live worker's stay leased. SQLite knows a dead process of its host by its pid;
-    Redis knows a worker gone by its heartbeat (it closed, or has been silent for
-    ``ALIVE_SECONDS``), and frees the places it held on those URLs' hosts."""
-    here, me = socket.gethostname(), os.getpid()
+    a live worker's stay leased. Both backends know a process of this machine that
+    ended (``owners.is_gone``), even one whose heartbeat is fresh, but not one of
+    another process table (a container with its own pids); Redis also knows a worker
+    gone by its heartbeat (it closed, or has been silent for ``ALIVE_SECONDS``), and
+    frees the places it held on those URLs' hosts."""
+    here, me, space = socket.gethostname(), os.getpid(), this_space()
     gone = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                               capture_output=True, text=True, check=True).stdout)
     polite = Politeness(delay=0.0, per_host=4)
-    dead = make(owner=f"{here}:{gone}:dead", politeness=polite)
-    live = make(owner=f"{here}:{me}:live", politeness=polite)
+    dead = make(owner=f"{here}:{gone}:{space}:1:dead", politeness=polite)
+    elsewhere = make(owner=f"{here}:{gone}:0ther5ce:1:there", politeness=polite)  # same pid, other table
+    live = make(owner=f"{here}:{me}:{space}:{started(me)}:live", politeness=polite)
     dead.push([entry("http://a.test/1", 4.0), entry("http://b.test/1", 3.0),
-               entry("http://c.test/1", 2.0), entry("http://c.test/2", 1.0)], "max")
-    assert live.heartbeat()  # (dead beats no more, and its pid is gone)
+               entry("http://c.test/1", 2.0), entry("http://c.test/2", 1.0),
+               entry("http://f.test/1", 0.5)], "max")
+    # all three beat a moment ago: dead was killed right after its last heartbeat
+    assert dead.heartbeat() and elsewhere.heartbeat() and live.heartbeat()
     assert [e.url for e in dead.pop(1)] == ["http://a.test/1"]
     assert [e.url for e in live.pop(1)] == ["http://b.test/1"]
     assert [e.url for e in dead.pop(1)] == ["http://c.test/1"]
+    assert [e.url for e in elsewhere.pop(1)] == ["http://c.test/2"]
     assert dead.retry_later("http://c.test/1", 2, 60.0) == (1, 60.0)  # waits a minute
-    assert dead.counts().leased == 3
-    starting = make(owner=f"{here}:{me}:new", politeness=polite)
+    assert dead.counts().leased == 4
+    starting = make(owner=f"{here}:{me}:{space}:{started(me)}:new", politeness=polite)
     assert starting.recover() == 2
-    assert (starting.counts().queued, starting.counts().leased) == (3, 1)
-    assert starting.recover() == 0  # b.test/1 is the live worker's
-    assert [e.url for e in starting.pop(5)] == ["http://a.test/1", "http://c.test/1", "http://c.test/2"]
-    assert starting.counts().queued == 0 and starting.counts().leased == 4
+    assert (starting.counts().queued, starting.counts().leased) == (3, 2)
+    assert starting.recover() == 0  # b.test/1 is the live worker's, c.test/2 elsewhere's
+    assert [e.url for e in starting.pop(5)] == ["http://a.test/1", "http://c.test/1", "http://f.test/1"]
+    assert starting.counts().queued == 0 and starting.counts().leased == 5
     assert starting.retry_later("http://c.test/1", 2, 0.3) == (2, 0.6)  # its first failure kept
     assert live.ack(["http://b.test/1"]) == 1  # the live worker's lease was left to it
+    assert elsewhere.ack(["http://c.test/2"]) == 1
     if frontier_url.startswith("sqlite"):
         return
     # Redis: a worker that closed leaves its failed URLs waiting, taken back at the next

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 from typing import Any
 from urllib.parse import urlsplit
 
 from spitag.errors import BadInputError
 from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, Politeness, PushResult, Retry
+from spitag.frontier.owners import new_owner
 
 __all__ = [
     "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "Retry", "open_frontier",
     "new_owner",
 ]
-
-
-def new_owner() -> str:
-    """``host:pid:random``: who holds a lease (the SQLite frontier checks the pid)."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def open_frontier(url: str, crawl: str, owner: str | None = None, **kwargs: Any) -> Frontier:

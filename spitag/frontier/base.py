@@ -101,6 +101,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from spitag.frontier.owners import host_of
 from spitag.linkevidence import MASK  # link evidence: the mask of linking hosts
 
 QUEUED, LEASED, DONE = 0, 1, 2
@@ -313,13 +314,6 @@ def posterior_rank(best: float, score_sum: float, pages: int, k: float) -> float
     return (score_sum + k * best) / (pages + k)
 
 
-def machine_of(owner: str) -> str:
-    """The host name of an owner ``host:pid:random`` (``new_owner``); another owner
-    string is a machine of its own."""
-    parts = owner.rsplit(":", 2)
-    return parts[0] if len(parts) == 3 else owner
-
-
 class Frontier(ABC):
     """One crawl's frontier; see the module docstring for the contract."""
 
@@ -356,7 +350,7 @@ class Frontier(ABC):
         self.host_k = float(host_k)
         self.strategy = strategy  # named in the reasons a compact backend rebuilds
         # whose CPUs this owner shares (spitag.machine); default: the owner's host name
-        self.machine = machine or machine_of(owner)
+        self.machine = machine or host_of(owner)
         self.probe = probe  # a host with nothing done or learnt: one URL, then a wait (see pop)
         self._back_offs: dict[str, tuple[int, float]] = {}  # host → (refusals, end): back_off
         self._failures = FailureCounts()  # host_failed, where one worker owns the frontier

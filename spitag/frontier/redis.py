@@ -121,6 +121,7 @@ from spitag.frontier.base import (
     Retry,
     link_rows,
 )
+from spitag.frontier.owners import is_gone
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
@@ -715,10 +716,11 @@ end
 return requeue(keys, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
 """
 
-# ARGV: prefix, fresh seconds, w, half, the caller (alive). At a worker's start
-# (Frontier.recover): every lease whose owner is not alive — no heartbeat in ``alive``
-# within fresh seconds: it closed, or stopped beating — goes back in the queue at
-# once, a failed URL waiting for its next try included, and the
+# ARGV: prefix, fresh seconds, w, half, the caller (alive), then owners known to be
+# gone. At a worker's start (Frontier.recover): every lease whose owner is not alive —
+# no heartbeat in ``alive`` within fresh seconds (it closed, or stopped beating), or
+# known to be gone (killed on the caller's machine; dropped from ``alive``) — goes back
+# in the queue at once, a failed URL waiting for its next try included, and the
 # places such an owner held on those URLs' hosts (``hx:<host>``, tokens ``owner#n``)
 # are freed instead of being held until they expire.
 RECOVER = _COMMON + _REQUEUE_FN + r"""
@@ -728,6 +730,12 @@ local alive = redis.call('HGETALL', p .. 'alive')
 for i = 1, #alive, 2 do
   local seen = tonumber(string.match(alive[i + 1], '^[^ ]+')) or 0
   if seen >= t - tonumber(ARGV[2]) then live[alive[i]] = true end
+end
+for i = 6, #ARGV do
+  if ARGV[i] ~= ARGV[5] then
+    live[ARGV[i]] = nil
+    redis.call('HDEL', p .. 'alive', ARGV[i])
+  end
 end
 local keys, hosts = {}, {}
 local leases = redis.call('HGETALL', p .. 'lo')
@@ -1418,12 +1426,15 @@ class RedisFrontier(Frontier):
     def recover(self) -> int:
         """Leases of workers that are not alive go back at once, and the places they
         held on their hosts: a worker that closed (its failed URLs waiting for another
-        try), or one whose heartbeat is older than ``ALIVE_SECONDS``. A live worker's
-        leases, and this one's, are left alone. A pid is not checked, as SQLite does:
-        containers sharing a host name (``--network host``) have pids of their own, so a
-        pid missing here may be a live worker there; a worker killed just before this
-        one started is known to be gone ``recover_again`` seconds later."""
-        return int(self._recover(args=[self.prefix, ALIVE_SECONDS, self.host_weight, self.score_half, self.owner]))
+        try), one whose heartbeat is older than ``ALIVE_SECONDS``, or one known to be
+        gone although it beat a moment ago (``owners.is_gone``: a process of this
+        machine's process table, killed). A live worker's leases, and this one's, are
+        left alone. A worker of another machine or container, killed just before this
+        one started, is known to be gone ``recover_again`` seconds later."""
+        gone = [owner for owner in (o.decode() for o in self.redis.hkeys(self.prefix + "alive"))
+                if owner != self.owner and is_gone(owner)]
+        return int(self._recover(
+            args=[self.prefix, ALIVE_SECONDS, self.host_weight, self.score_half, self.owner, *gone]))
 
     @_transient
     def has_work(self) -> bool:

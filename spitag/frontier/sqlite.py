@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import socket
 import sqlite3
 import time
 from collections import defaultdict
@@ -45,6 +43,7 @@ from spitag.frontier.base import (
     combine_priority,
     link_rows,
 )
+from spitag.frontier.owners import is_gone
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS frontier_url (
@@ -388,11 +387,12 @@ class SQLiteFrontier(Frontier):
         return self._move(expired, QUEUED, "state = ?", (LEASED,))
 
     def recover(self) -> int:
-        """Leases held by dead processes of this machine go back at once (no wait)."""
+        """Leases held by processes known to be gone (``owners.is_gone``: of this
+        machine's process table) go back at once (no wait)."""
         dead = [
             url for url, owner in self.conn.execute(
                 "SELECT url, owner FROM frontier_url WHERE crawl = ? AND state = ?", (self.crawl, LEASED))
-            if owner == self.owner or died_here(owner or "")
+            if owner == self.owner or is_gone(owner or "")
         ]
         return self._move(dead, QUEUED, "state = ?", (LEASED,))
 
@@ -646,22 +646,6 @@ class _Transaction:
     def __exit__(self, exc_type: Any, *_: Any) -> None:
         if self.depth:
             self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
-
-
-def died_here(owner: str) -> bool:
-    """The owner ``host:pid:random`` was a process of this host that is gone: its
-    leases can be taken back at once. Another owner string, or a process of another
-    host, cannot be checked here."""
-    parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    try:
-        os.kill(int(parts[1]), 0)
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OverflowError):
-        return False
-    return False
 
 
 def _chunks(values: list[Any], size: int = _CHUNK) -> Iterable[list[Any]]:
