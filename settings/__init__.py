@@ -16,8 +16,8 @@ def _env(name: str, default: str) -> str:
 
 
 def _log_level(value: str) -> str:
-    """``SPITAG_LOG_LEVEL``, checked here: Scrapy sets up its log before any of SpiTag's
-    checks run, and would stop with a traceback."""
+    """``SPITAG_LOG_LEVEL``, checked here for every command (not only ``crawl``, whose
+    checks see ``LOG_LEVEL`` too): Scrapy would stop with a traceback setting up its log."""
     level = value.strip().upper()
     if level not in ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"):
         sys.stderr.write(f"spitag: error: SPITAG_LOG_LEVEL={value!r} is not one of CRITICAL, ERROR,"

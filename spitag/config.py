@@ -94,7 +94,10 @@ class CrawlConfig:
             _number(settings, "SPITAG_HOST_DELAY", float, minimum=0.0)
         _flag(settings, "SPITAG_FOLLOW_NOFOLLOW")
         _choice(settings, "SPITAG_PROGRESS", ("auto", "off", "on"))
-        _number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
+        interval = _number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
+        if 0 < interval < MIN_PROGRESS_INTERVAL:  # a line every millisecond floods the log
+            raise BadInputError(f"setting SPITAG_PROGRESS_INTERVAL={settings.get('SPITAG_PROGRESS_INTERVAL')!r}"
+                                f" must be 0 (no progress line) or at least {MIN_PROGRESS_INTERVAL}")
         # read whatever the strategy (the frontier's host rank takes the half too)
         if _number(settings, "SPITAG_SCORE_HALF", float, minimum=0.0) == 0:
             raise BadInputError(f"setting SPITAG_SCORE_HALF={settings.get('SPITAG_SCORE_HALF')!r} must be positive")
@@ -139,13 +142,19 @@ def _choice(settings: BaseSettings, name: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+MIN_PROGRESS_INTERVAL = 0.5  # seconds: the live display's refresh; more often shows nothing new
+_FLAG_WORDS = ("True", "true", "False", "false", "1", "0")
+
+
 def _flag(settings: BaseSettings, name: str) -> bool:
-    try:
-        return settings.getbool(name)
-    except ValueError:
-        raise BadInputError(
-            f"setting {name}={settings.get(name)!r} is not a boolean (True/False/1/0)"
-        ) from None
+    """A boolean as Scrapy's ``getbool`` reads it, but only its own spellings: ``getbool``
+    takes any whole number, so ``2`` or ``-1`` (a count typed into a flag) would be true."""
+    raw = settings.get(name)
+    if raw is None:
+        return False
+    if not (isinstance(raw, bool) or raw in (0, 1) or raw in _FLAG_WORDS):
+        raise BadInputError(f"setting {name}={raw!r} is not a boolean (True/False/1/0)")
+    return settings.getbool(name)
 
 
 def _number(

@@ -63,6 +63,21 @@ def read_rules(setting: str, value: Any) -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
 
 
+def domain_rules(setting: str, value: Any) -> list[str]:
+    """A domain list (``read_rules``) in which each rule is a bare host or domain name:
+    a URL (``http://example.com/``) or a port would never match a host, and so would
+    allow nothing, or forbid nothing, without a word."""
+    names = []
+    for rule in read_rules(setting, value):
+        if rule.startswith("[") and rule.endswith("]"):  # an IPv6 address, as in a URL
+            names.append(rule[1:-1])
+        elif any(c in "/?#@:\\" or c.isspace() for c in rule):
+            raise BadInputError(f"{setting}: {rule!r} is not a domain name (write example.com, not a URL)")
+        else:
+            names.append(rule)
+    return names
+
+
 def skip_extensions(value: Any) -> frozenset[str]:
     """``SPITAG_SKIP_EXTENSIONS`` as dotted, lower-case extensions: a rule list
     (``pdf, .zip`` or ``@file``) in which ``default`` stands for Scrapy's
@@ -179,8 +194,8 @@ class UrlFilter:
         return cls(
             scope,
             max_url_length=settings.getint("SPITAG_MAX_URL_LENGTH"),
-            allowed_domains=read_rules("SPITAG_ALLOWED_DOMAINS", settings.get("SPITAG_ALLOWED_DOMAINS")),
-            forbidden_domains=read_rules("SPITAG_FORBIDDEN_DOMAINS", settings.get("SPITAG_FORBIDDEN_DOMAINS")),
+            allowed_domains=domain_rules("SPITAG_ALLOWED_DOMAINS", settings.get("SPITAG_ALLOWED_DOMAINS")),
+            forbidden_domains=domain_rules("SPITAG_FORBIDDEN_DOMAINS", settings.get("SPITAG_FORBIDDEN_DOMAINS")),
             suffixes=read_rules("SPITAG_SUFFIX_RULES", settings.get("SPITAG_SUFFIX_RULES")),
             extensions=skip_extensions(settings.get("SPITAG_SKIP_EXTENSIONS")),
             prefixes=read_rules("SPITAG_PREFIX_RULES", settings.get("SPITAG_PREFIX_RULES")),

@@ -7,6 +7,7 @@ message and a non-zero exit code instead of a traceback in the middle of a crawl
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +15,7 @@ from urllib.parse import urlsplit
 
 from spitag.config import CrawlConfig
 from spitag.errors import BackendUnavailableError, BadInputError
-from spitag.scoring import strategy_from_settings, syntax_weights
+from spitag.scoring import STRATEGIES, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
 from spitag.store import sqlite_path
 from spitag.filters import UrlFilter
@@ -34,11 +35,23 @@ def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     check_crawl_name(spargs.get("crawl"))
     config = CrawlConfig.from_settings(settings)
     strategy_from_settings(settings)
+    for strategy in STRATEGIES.values():  # a bad knob of another strategy is a mistake too
+        strategy.from_settings(settings)
     syntax_weights(settings)
     UrlFilter.from_settings(settings, Scope(config.scope, seeds))
     check_backend_url("SPITAG_FRONTIER", config.frontier_url, FRONTIER_SCHEMES)
     check_backend_url("SPITAG_STORE", config.store_url, STORE_SCHEMES)
     return config
+
+
+def check_log_level(settings: BaseSettings) -> None:
+    """``LOG_LEVEL`` (Scrapy's) must name a level of Python's ``logging``, or be one."""
+    level = settings.get("LOG_LEVEL")
+    if isinstance(level, int) and not isinstance(level, bool):
+        return
+    if not isinstance(level, str) or not isinstance(logging.getLevelName(level), int):
+        raise BadInputError(
+            f"setting LOG_LEVEL={level!r} is not one of CRITICAL, ERROR, WARNING, INFO, DEBUG")
 
 
 MAX_CRAWL_NAME = 255

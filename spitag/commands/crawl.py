@@ -6,24 +6,28 @@ bad input (seeds, arguments, settings), 3 for a backend that cannot be reached.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from spitag.commands._common import report_error
 from spitag.errors import BackendUnavailableError, BadInputError
-from spitag.preflight import check_backends, check_input
+from spitag.preflight import check_backends, check_input, check_log_level
 
 if TYPE_CHECKING:
     import argparse
 
 
 class Command(ScrapyCrawlCommand):
-    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        """The checks run once the command line is read, before Scrapy sets up its log
+        (``LOG_LEVEL``, which it would fail on with a traceback) and prints its start-up
+        lines: a bad value gets one error line, and nothing else."""
+        super().process_options(args, opts)
         if args and args[0] == "spitag" and self.settings is not None:
             try:
+                check_log_level(self.settings)
                 check_backends(check_input(self.settings, opts.spargs))
             except (BadInputError, BackendUnavailableError) as exc:
-                self.exitcode = report_error(exc)
-                return
-        super().run(args, opts)
+                sys.exit(report_error(exc))

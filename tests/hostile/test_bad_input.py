@@ -57,6 +57,20 @@ CASES = [
     ("autothrottle", "http://bad.test/", {"AUTOTHROTTLE_ENABLED": "True", "AUTOTHROTTLE_TARGET_CONCURRENCY": "0"},
      2, ["AUTOTHROTTLE_TARGET_CONCURRENCY"]),
     ("password-in-bad-seed", "http://bob:hunter2@bad.test:0/", {}, 2, ["bad.test"]),
+    # Scrapy's own LOG_LEVEL: Scrapy failed on it with a traceback while setting up its log
+    ("log-level", "http://bad.test/", {"LOG_LEVEL": "BOGUS"}, 2, ["LOG_LEVEL", "BOGUS"]),
+    ("log-level-lowercase", "http://bad.test/", {"LOG_LEVEL": "info"}, 2, ["LOG_LEVEL", "info"]),
+    # a whole number that is no boolean: Scrapy's getbool takes 2 as true
+    ("boolean-number", "http://bad.test/", {"SPITAG_KEEP_DATA": "2"}, 2, ["SPITAG_KEEP_DATA", "2"]),
+    ("allowed-domain-url", "http://bad.test/", {"SPITAG_ALLOWED_DOMAINS": "http://bad.test/path"}, 2,
+     ["SPITAG_ALLOWED_DOMAINS", "not a domain name"]),
+    ("forbidden-domain-port", "http://bad.test/", {"SPITAG_FORBIDDEN_DOMAINS": "bad.test:8080"}, 2,
+     ["SPITAG_FORBIDDEN_DOMAINS", "not a domain name"]),
+    ("progress-flood", "http://bad.test/", {"SPITAG_PROGRESS_INTERVAL": "0.001"}, 2, ["SPITAG_PROGRESS_INTERVAL"]),
+    # another strategy's knob is checked whatever the strategy (here the default, spitag)
+    ("importance-factor", "http://bad.test/", {"SPITAG_IMPORTANCE_FACTOR": "3"}, 2, ["SPITAG_IMPORTANCE_FACTOR"]),
+    ("max-link-num", "http://bad.test/", {"SPITAG_STRATEGY": "bfs", "SPITAG_MAX_LINK_NUM": "0"}, 2,
+     ["SPITAG_MAX_LINK_NUM"]),
 ]
 
 
@@ -73,6 +87,7 @@ def test_bad_input_fails_before_the_crawl(
     assert len(errors) == 1, run.describe()
     for word in words:
         assert word in errors[0], errors[0]
+    assert run.stderr.splitlines()[0] == errors[0], run.describe()  # before any line of Scrapy's
     assert "Traceback" not in run.stderr and "hunter2" not in run.stderr
     assert run.server_log == []
     assert sorted(p.name for p in crawl_dir.iterdir() if p.name != "bad.log") == []
