@@ -136,6 +136,7 @@ class FrontierScheduler(BaseScheduler):
         self.retry_call: Any = None  # a reap when the first of them is due
         self.retry_call_due = 0.0
         self.recover_call: Any = None  # recover once more (a shared frontier)
+        self.new_run = False  # no other worker ran when this one started (or after recover_again)
         self.down_since: float | None = None
         self.retry_at = 0.0
         self.backoff = 0.0
@@ -190,9 +191,7 @@ class FrontierScheduler(BaseScheduler):
         if counts.done or counts.queued:
             self.stats.set_value("spitag/frontier/resumed", 1)
         if not counts.leased:  # no worker of this crawl is running: a new run
-            cleared = self._call(self.frontier.clear_down, default=0)
-            if cleared:
-                logger.info("%d host(s) set aside as down by an earlier run: tried again", cleared)
+            self._start_new_run()
         if self.budget is not None:
             self.budget_left = max(self.budget - counts.done - counts.leased, 0)
             logger.info("page budget %d: %d left for this run", self.budget, self.budget_left)
@@ -614,15 +613,27 @@ class FrontierScheduler(BaseScheduler):
             logger.info("strategy %s starts from %d pages of %d hosts and %d links learnt before",
                         self.absorbing.name, pages, hosts, links)
 
+    def _start_new_run(self) -> None:
+        """No other worker of the crawl runs: hosts an earlier run set aside as down
+        are tried again."""
+        self.new_run = True
+        cleared = self._call(self.frontier.clear_down, default=0)
+        if cleared:
+            logger.info("%d host(s) set aside as down by an earlier run: tried again", cleared)
+
     def _recover_again(self) -> None:
-        """A worker killed just before this one started is now known to be gone: its
-        leases come back (``Frontier.recover_again``)."""
+        """A worker killed just before this one started (on another machine, or in
+        another container) is now known to be gone: its leases come back
+        (``Frontier.recover_again``). If no other worker is left, this run was on its
+        own from the start, held back only by that worker's leases: a new run."""
         recovered = self._call(self.frontier.recover, default=0)
         if recovered:
             self.stats.inc_value("spitag/frontier/recovered", recovered)
             logger.info("frontier: %d unfinished leases of a worker gone (its heartbeat stopped before"
                         " this one started) taken back", recovered)
             self._wake()
+        if not self.new_run and self._call(self.frontier.others_alive, default=None) == 0:
+            self._start_new_run()
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)

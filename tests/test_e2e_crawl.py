@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from spitag.extract import COUNT_KEYS, profile_html
+from spitag.frontier import Entry, open_frontier
 from spitag.urls import normalize_url
 from tests.support.corpus import FLINK_HOST, flink_site, real_pages, real_pages_site, ring_links
 from tests.support.crawl import (
@@ -726,14 +727,14 @@ def test_pages_that_fail_for_a_while_are_fetched_when_they_are_back(webserver: W
     assert stored == {0: [502] * 4, 1: [200] * 4}
 
 
-def serve_dead_host_and_hub(webserver: WebServer, site: DeadSite, n: int) -> set[str]:
+def serve_dead_host_and_hub(webserver: WebServer, site: DeadSite, n: int, unlinked: tuple[str, ...] = ()) -> set[str]:
     """``site`` served as dead.test, and hub.test: a home linking its n pages and n
-    URLs of dead.test. Returns those n dead URLs."""
+    URLs of dead.test (and serving the ``unlinked`` paths too). Returns those n dead URLs."""
     webserver.add_site("dead.test", site)
     links = " ".join(f'<a href="/{i}">{i}</a> <a href="http://dead.test/{i}">d{i}</a>' for i in range(n))
     hub = DictSite({"/": f"<html><body>{links}</body></html>"})
-    for i in range(n):
-        hub.add(f"/{i}", DeadSite.PAGE)
+    for path in (*(f"/{i}" for i in range(n)), *unlinked):
+        hub.add(path, DeadSite.PAGE)
     webserver.add_site("hub.test", hub)
     return {f"http://dead.test/{i}" for i in range(n)}
 
@@ -846,6 +847,40 @@ def test_a_rerun_right_after_kill_9_is_a_new_run(
     assert set(status) == dead_urls  # none lost
     asked_again = {f"http://dead.test{path}" for path in site.asked}
     assert asked_again and all(status[u] == 200 for u in asked_again), (asked_again, status)
+
+
+def test_a_worker_alone_once_a_killed_worker_of_another_container_is_gone_starts_a_new_run(
+    webserver: WebServer, tmp_path: Path, redis_url: str
+) -> None:
+    """Redis: a crawl ended with a host set aside as down; a worker of another container
+    (a process table of its own: its death cannot be seen from here) held a lease and
+    was killed just before the rerun. The rerun first counts as joining that worker, so
+    the host stays down; once the worker's heartbeat is stale (``recover_again``, 11 s)
+    its lease comes back and, no other worker being alive, the rerun is a new run and
+    tries the host again (it used to end with the host's URLs still waiting)."""
+    site = DeadSite(status=502)
+    dead_urls = serve_dead_host_and_hub(webserver, site, 20, unlinked=("/extra",))
+    settings = {"SPITAG_STRATEGY": "bfs", "SPITAG_SCOPE": "any", "ROBOTSTXT_OBEY": False,
+                "SPITAG_FRONTIER": redis_url}
+    first = run_crawl(webserver, tmp_path, "http://hub.test/", settings=settings, crawl="gone")
+    assert first.returncode == 0 and "dead.test failed 5 downloads in a row" in first.stderr, first.describe()
+    stored_first = {u for u in first.items_by_url if u in dead_urls}
+    killed = open_frontier(redis_url, "gone", owner="box:1:0ther5ce:1:killed")
+    try:
+        killed.push([Entry("http://hub.test/extra", "hub.test", 1, 1.0)], "max")
+        assert killed.heartbeat() and [e.url for e in killed.pop(5)] == ["http://hub.test/extra"]
+        # ... and it was killed: no close, no more heartbeats
+        site.alive = True
+        site.asked.clear()
+        second = run_crawl(webserver, tmp_path, "http://hub.test/", settings=settings, crawl="gone")
+    finally:
+        killed.close()
+    assert second.returncode == 0, second.describe()
+    assert "1 unfinished leases of a worker gone" in second.stderr, second.describe()
+    assert "set aside as down by an earlier run: tried again" in second.stderr, second.describe()
+    assert second.items_by_url["http://hub.test/extra"]["status"] == 200
+    assert {u: i["status"] for u, i in second.items_by_url.items() if u in dead_urls} == {
+        u: 200 for u in dead_urls - stored_first}
 
 
 def test_a_host_down_before_is_set_aside_again_at_its_first_failure(webserver: WebServer, tmp_path: Path) -> None:

@@ -733,6 +733,26 @@ def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, fr
     r.close()
 
 
+def test_others_alive_counts_the_other_workers_that_beat(make, frontier_url) -> None:
+    """``others_alive``: the other owners with a heartbeat within ``ALIVE_SECONDS``, on
+    a shared frontier; SQLite keeps no heartbeat and cannot tell (None)."""
+    one, two = make(), make()
+    if frontier_url.startswith("sqlite"):
+        assert one.others_alive() is None
+        return
+    assert one.others_alive() == 0
+    assert two.heartbeat() == 1
+    assert one.others_alive() == 1 and two.others_alive() == 0  # itself is not counted
+    assert one.heartbeat() == 2 and two.others_alive() == 1
+    r = redis.Redis.from_url(frontier_url)
+    r.hset("spitag:c:alive", two.owner, f"{time.time() - 11:.3f} {two.machine}")  # silent 11 s
+    assert one.others_alive() == 0
+    r.close()
+    two.heartbeat()
+    two.close()  # a worker that closes is gone at once
+    assert one.others_alive() == 0
+
+
 def test_urls_survive_the_round_trip(make) -> None:
     f = make()
     urls = ["https://a.test/", "http://a.test:8080/x?y=1&z=%20", "http://[::1]:9/p", "https://a.test/é"]

@@ -36,10 +36,13 @@ one (SQLite); the contract is the same:
 * ``reap()`` — expired leases (a dead worker's, or retries whose time has come: below)
   → queued. Nothing popped is ever lost.
 * ``recover()`` — at a worker's start, the leases of workers known to be gone → queued
-  at once, without waiting for them to expire: on SQLite a dead process of this host; on
-  a shared frontier a worker that closed (its failed URLs waiting for another try) or
-  whose ``heartbeat`` stopped (asked once more ``recover_again`` seconds later, when
-  a worker killed just before the start is known to be gone).
+  at once, without waiting for them to expire: a process of this machine's process
+  table that ended (``owners.is_gone``), and on a shared frontier a worker that closed
+  (its failed URLs waiting for another try) or whose ``heartbeat`` stopped (asked once
+  more ``recover_again`` seconds later, when a worker of another machine or container
+  killed just before the start is known to be gone).
+* ``others_alive()`` — how many other workers of the crawl beat within the last
+  seconds; ``None`` where the backend keeps no heartbeat (one worker: SQLite).
 * ``retry_later(url, retries, seconds)`` — this owner's download of a leased URL got no
   usable answer: its failures are counted with the URL (every worker's, every run's),
   and up to ``retries`` of them it stays leased, renewed by nobody, for ``seconds ·
@@ -598,6 +601,10 @@ class Frontier(ABC):
         """Mark this owner alive (every second or so); how many live owners of the
         crawl share its machine, itself included. One, unless the backend is shared."""
         return 1
+
+    def others_alive(self) -> int | None:
+        """How many other owners of the crawl are alive (see the module docstring)."""
+        return None
 
     @abstractmethod
     def counts(self) -> Counts: ...

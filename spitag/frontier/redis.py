@@ -870,6 +870,17 @@ end
 return here
 """
 
+# ARGV: prefix, owner, fresh seconds. The owners other than this one that beat lately.
+OTHERS_ALIVE = _COMMON + r"""
+local t, n = now(), 0
+local all = redis.call('HGETALL', p .. 'alive')
+for i = 1, #all, 2 do
+  local seen = tonumber(string.match(all[i + 1], '^[^ ]+')) or 0
+  if all[i] ~= ARGV[2] and seen >= t - tonumber(ARGV[3]) then n = n + 1 end
+end
+return n
+"""
+
 # ARGV: prefix, host, delay. Hard politeness at download time: 0 = go now, else wait.
 ACQUIRE = _COMMON + r"""
 local host, delay = ARGV[2], tonumber(ARGV[3])
@@ -1335,7 +1346,7 @@ class RedisFrontier(Frontier):
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
-        self._recover = register(RECOVER)
+        self._recover, self._others_alive = register(RECOVER), register(OTHERS_ALIVE)
         self._enter_host, self._hold_hosts = register(ENTER_HOST), register(HOLD_HOSTS)
         try:
             layout = self.redis.eval(
@@ -1658,6 +1669,10 @@ class RedisFrontier(Frontier):
     def heartbeat(self) -> int:
         """Owners that beat within ``ALIVE_SECONDS`` on this owner's ``machine``."""
         return int(self._heartbeat(args=[self.prefix, self.owner, self.machine, ALIVE_SECONDS]))
+
+    @_transient
+    def others_alive(self) -> int:
+        return int(self._others_alive(args=[self.prefix, self.owner, ALIVE_SECONDS]))
 
     def close(self) -> None:
         try:
