@@ -733,20 +733,26 @@ def test_recover_takes_back_at_once_the_leases_of_workers_that_are_gone(make, fr
     r.close()
 
 
-def test_others_alive_counts_the_other_workers_that_beat(make, frontier_url) -> None:
-    """``others_alive``: the other owners with a heartbeat within ``ALIVE_SECONDS``, on
-    a shared frontier; SQLite keeps no heartbeat and cannot tell (None)."""
-    one, two = make(), make()
+def test_workers_by_their_heartbeat(make, frontier_url) -> None:
+    """``workers``: every owner with a heartbeat, alive when it beat within
+    ``ALIVE_SECONDS``; ``others_alive`` counts the live ones but the caller. SQLite
+    keeps no heartbeat and cannot tell (None)."""
+    one, two = make(), make(machine="box-2")
     if frontier_url.startswith("sqlite"):
-        assert one.others_alive() is None
+        assert one.workers() is None and one.others_alive() is None
         return
-    assert one.others_alive() == 0
+    assert one.workers() == [] and one.others_alive() == 0
     assert two.heartbeat() == 1
     assert one.others_alive() == 1 and two.others_alive() == 0  # itself is not counted
-    assert one.heartbeat() == 2 and two.others_alive() == 1
+    assert one.heartbeat() == 1  # (the only one on its machine)
+    assert two.others_alive() == 1
     r = redis.Redis.from_url(frontier_url)
     r.hset("spitag:c:alive", two.owner, f"{time.time() - 11:.3f} {two.machine}")  # silent 11 s
     assert one.others_alive() == 0
+    workers = one.workers()
+    assert [(w.owner, w.machine, w.alive) for w in workers] == [(one.owner, one.machine, True),
+                                                                (two.owner, "box-2", False)]
+    assert workers[0].silent_seconds < 2 and 10.5 < workers[1].silent_seconds < 13
     r.close()
     two.heartbeat()
     two.close()  # a worker that closes is gone at once

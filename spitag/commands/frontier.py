@@ -2,7 +2,8 @@
 crawl's frontier holds, running or not.
 
 Queued / leased / done counts (and how many of them failed and wait for another try),
-the hosts set aside as down (``SPITAG_HOST_FAILURES``) with the URLs waiting on them,
+on Redis the workers by their heartbeat (running, or silent: killed or cut off), the
+hosts set aside as down (``SPITAG_HOST_FAILURES``) with the URLs waiting on them,
 per-host counts with each host's next-allowed time and delay (and, on Redis, its
 downloads running and requests waiting for a place, every worker's together), and the
 ``top`` best waiting URLs with their priority and why they got it (the parent URL, the
@@ -26,6 +27,7 @@ from spitag.commands._common import report_error, add_crawl_option, spider_args
 from spitag.config import CrawlConfig
 from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
 from spitag.frontier import open_frontier
+from spitag.frontier.owners import short_name
 from spitag.politeness import host_delay_setting
 from spitag.scoring import strategy_from_settings
 from spitag.store import sqlite_path
@@ -103,6 +105,7 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
     hosts: list[HostState] = frontier.hosts(host_limit) if host_limit else []
     best: list[Entry] = frontier.top(top) if top else []
     down = frontier.hosts_down()
+    workers = frontier.workers()
     now = time.time()
     return {
         "crawl": frontier.crawl,
@@ -112,6 +115,11 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
         "leased": counts.leased,
         "done": counts.done,
         "retrying": counts.retrying,
+        "workers": None if workers is None else [
+            {"worker": short_name(w.owner), "owner": w.owner, "machine": w.machine,
+             "silent_seconds": w.silent_seconds, "alive": w.alive}
+            for w in workers
+        ],
         "hosts_down": [
             {"host": host, "seconds_left": left, "waiting": waiting, "until": _iso(now + left)}
             for host, left, waiting in down
@@ -145,6 +153,16 @@ def render_text(state: dict[str, Any]) -> str:
         lines.append(f"  {state['retrying']:,} of the queued and leased failed and wait for another try"
                      " (SPITAG_RETRY_DELAY), or are being tried again")
     lines.append("")
+    workers = state["workers"]
+    if workers is not None:
+        alive = sum(w["alive"] for w in workers)
+        lines.append(f"workers: {alive} running" + (f", {len(workers) - alive} silent" if len(workers) > alive else "")
+                     + (" (by their heartbeat, every second)" if workers else ""))
+        width = max((len(w["worker"]) for w in workers), default=0)
+        for w in workers:
+            lines.append(f"  {w['worker']:<{width}}  {'running' if w['alive'] else 'silent '}  last heartbeat"
+                         f" {w['silent_seconds']:.1f} s ago  machine {w['machine']}")
+        lines.append("")
     down = state["hosts_down"]
     if down:
         lines.append(f"hosts down ({len(down)}: they failed SPITAG_HOST_FAILURES downloads in a row;"

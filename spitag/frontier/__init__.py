@@ -6,12 +6,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from spitag.errors import BadInputError
-from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, Politeness, PushResult, Retry
+from spitag.frontier.base import Counts, Entry, Frontier, HostState, Learnt, Politeness, PushResult, Retry, Worker
 from spitag.frontier.owners import new_owner
 
 __all__ = [
-    "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "Retry", "open_frontier",
-    "new_owner",
+    "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "Retry", "Worker",
+    "open_frontier", "new_owner",
 ]
 
 

@@ -41,8 +41,10 @@ one (SQLite); the contract is the same:
   (its failed URLs waiting for another try) or whose ``heartbeat`` stopped (asked once
   more ``recover_again`` seconds later, when a worker of another machine or container
   killed just before the start is known to be gone).
-* ``others_alive()`` — how many other workers of the crawl beat within the last
-  seconds; ``None`` where the backend keeps no heartbeat (one worker: SQLite).
+* ``workers()`` — the crawl's workers known by their heartbeat: each one's machine,
+  the seconds since it last beat, and whether it counts as alive; ``None`` where the
+  backend keeps no heartbeat (one worker: SQLite). ``others_alive()`` counts the live
+  ones but this owner.
 * ``retry_later(url, retries, seconds)`` — this owner's download of a leased URL got no
   usable answer: its failures are counted with the URL (every worker's, every run's),
   and up to ``retries`` of them it stays leased, renewed by nobody, for ``seconds ·
@@ -216,6 +218,16 @@ class HostState:
     # now, and the requests waiting in its line; None where nothing is shared.
     downloading: int | None = None
     waiting: int | None = None
+
+
+@dataclass(frozen=True)
+class Worker:
+    """A worker of a crawl as its heartbeat shows it (``Frontier.workers``)."""
+
+    owner: str  # host:pid:space:start:random (spitag.frontier.owners)
+    machine: str  # whose CPUs it shares (spitag.machine)
+    silent_seconds: float  # since its last heartbeat
+    alive: bool  # it beat lately enough to count as running
 
 
 @dataclass
@@ -602,9 +614,14 @@ class Frontier(ABC):
         crawl share its machine, itself included. One, unless the backend is shared."""
         return 1
 
-    def others_alive(self) -> int | None:
-        """How many other owners of the crawl are alive (see the module docstring)."""
+    def workers(self) -> list[Worker] | None:
+        """The crawl's workers by their heartbeat (see the module docstring)."""
         return None
+
+    def others_alive(self) -> int | None:
+        """How many workers of the crawl but this one are alive; None: cannot tell."""
+        workers = self.workers()
+        return None if workers is None else sum(w.alive and w.owner != self.owner for w in workers)
 
     @abstractmethod
     def counts(self) -> Counts: ...

@@ -76,6 +76,12 @@ def host_of(owner: str) -> str:
     return parts[0] if len(parts) in (3, 5) else owner
 
 
+def short_name(owner: str) -> str:
+    """``host:pid`` of an owner, for people; an owner string of another form as it is."""
+    parts = owner.split(":")
+    return ":".join(parts[:2]) if len(parts) in (3, 5) else owner
+
+
 def is_gone(owner: str) -> bool:
     """The process that made ``owner`` is known to have ended: it belonged to this
     process table and its pid is gone, or now names a process started at another time.

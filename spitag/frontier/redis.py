@@ -119,6 +119,7 @@ from spitag.frontier.base import (
     Learnt,
     PushResult,
     Retry,
+    Worker,
     link_rows,
 )
 from spitag.frontier.owners import is_gone
@@ -870,15 +871,19 @@ end
 return here
 """
 
-# ARGV: prefix, owner, fresh seconds. The owners other than this one that beat lately.
-OTHERS_ALIVE = _COMMON + r"""
-local t, n = now(), 0
+# ARGV: prefix. Every owner in ``alive``: {owner, seconds since its last heartbeat, machine}.
+WORKERS = _COMMON + r"""
+local t, out = now(), {}
 local all = redis.call('HGETALL', p .. 'alive')
 for i = 1, #all, 2 do
-  local seen = tonumber(string.match(all[i + 1], '^[^ ]+')) or 0
-  if all[i] ~= ARGV[2] and seen >= t - tonumber(ARGV[3]) then n = n + 1 end
+  local v = all[i + 1]
+  local sp = string.find(v, ' ', 1, true)
+  local seen = tonumber(string.sub(v, 1, (sp or 0) - 1)) or 0
+  table.insert(out, all[i])
+  table.insert(out, string.format('%.3f', t - seen))
+  table.insert(out, sp and string.sub(v, sp + 1) or '')
 end
-return n
+return out
 """
 
 # ARGV: prefix, host, delay. Hard politeness at download time: 0 = go now, else wait.
@@ -1346,7 +1351,7 @@ class RedisFrontier(Frontier):
         self._mark_done, self._revive = register(MARK_DONE), register(REVIVE)
         self._top, self._hosts = register(TOP), register(HOSTS)
         self._heartbeat, self._rescore = register(HEARTBEAT), register(RESCORE)
-        self._recover, self._others_alive = register(RECOVER), register(OTHERS_ALIVE)
+        self._recover, self._workers = register(RECOVER), register(WORKERS)
         self._enter_host, self._hold_hosts = register(ENTER_HOST), register(HOLD_HOSTS)
         try:
             layout = self.redis.eval(
@@ -1671,8 +1676,15 @@ class RedisFrontier(Frontier):
         return int(self._heartbeat(args=[self.prefix, self.owner, self.machine, ALIVE_SECONDS]))
 
     @_transient
-    def others_alive(self) -> int:
-        return int(self._others_alive(args=[self.prefix, self.owner, ALIVE_SECONDS]))
+    def workers(self) -> list[Worker]:
+        """The owners in ``alive`` (silent for an hour at most), longest silent last;
+        alive: a heartbeat within ``ALIVE_SECONDS``."""
+        flat = [x.decode() for x in self._workers(args=[self.prefix])]
+        found = [
+            Worker(flat[i], flat[i + 2], max(float(flat[i + 1]), 0.0), float(flat[i + 1]) <= ALIVE_SECONDS)
+            for i in range(0, len(flat), 3)
+        ]
+        return sorted(found, key=lambda w: (w.silent_seconds, w.owner))
 
     def close(self) -> None:
         try:
