@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 from spitag.frontier.owners import host_of, is_gone, new_owner, started, this_space
 
@@ -21,6 +22,11 @@ def test_a_running_process_is_not_gone_and_one_that_ended_is() -> None:
     assert owner.split(":")[1] == str(proc.pid)
     assert not is_gone(owner)  # still running
     proc.kill()
+    deadline = time.monotonic() + 10
+    while started(proc.pid) is not None:  # a zombie until reaped: gone already
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert is_gone(owner)
     proc.wait(10)
     assert is_gone(owner)
 

@@ -44,7 +44,8 @@ def this_space() -> str:
 
 def started(pid: int) -> str | None:
     """When process ``pid`` of this process table started (clock ticks since boot),
-    ``""`` where that cannot be read, ``None`` when there is no such process."""
+    ``""`` where that cannot be read, ``None`` when there is no such process, or only
+    its zombie (killed, not yet reaped by its parent: it runs nothing)."""
     if not PROC.joinpath("self").exists():
         try:
             os.kill(pid, 0)
@@ -60,6 +61,8 @@ def started(pid: int) -> str | None:
     except OSError:
         return ""
     fields = stat.rsplit(")", 1)[-1].split()  # after the command name, which may hold spaces
+    if fields and fields[0] in ("Z", "X"):  # field 3: state, zombie or dead
+        return None
     return fields[19] if len(fields) > 19 else ""  # field 22: starttime
 
 
