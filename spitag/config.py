@@ -98,12 +98,6 @@ class CrawlConfig:
         if 0 < interval < MIN_PROGRESS_INTERVAL:  # a line every millisecond floods the log
             raise BadInputError(f"setting SPITAG_PROGRESS_INTERVAL={settings.get('SPITAG_PROGRESS_INTERVAL')!r}"
                                 f" must be 0 (no progress line) or at least {MIN_PROGRESS_INTERVAL}")
-        # read whatever the strategy (the frontier's host rank takes the half too)
-        if _number(settings, "SPITAG_SCORE_HALF", float, minimum=0.0) == 0:
-            raise BadInputError(f"setting SPITAG_SCORE_HALF={settings.get('SPITAG_SCORE_HALF')!r} must be positive")
-        _number(settings, "SPITAG_LINK_CASH", float, minimum=0.0)
-        if settings.get("DEPTH_LIMIT") not in (None, ""):
-            _number(settings, "DEPTH_LIMIT", int, minimum=0)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)

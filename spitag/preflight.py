@@ -31,11 +31,14 @@ SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite dat
 
 def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     """Validate seeds, settings and strategy; BadInputError names what is wrong."""
+    check_log_level(settings)
     seeds = load_seeds(spargs.get("seeds"))
     check_crawl_name(spargs.get("crawl"))
     config = CrawlConfig.from_settings(settings)
     strategy_from_settings(settings)
-    for strategy in STRATEGIES.values():  # a bad knob of another strategy is a mistake too
+    # a bad knob of another strategy is a mistake too (and the frontier's host rank reads
+    # SPITAG_SCORE_HALF whatever the strategy)
+    for strategy in STRATEGIES.values():
         strategy.from_settings(settings)
     syntax_weights(settings)
     UrlFilter.from_settings(settings, Scope(config.scope, seeds))

@@ -13,7 +13,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from spitag.commands._common import report_error
 from spitag.errors import BackendUnavailableError, BadInputError
-from spitag.preflight import check_backends, check_input, check_log_level
+from spitag.preflight import check_backends, check_input
 
 if TYPE_CHECKING:
     import argparse
@@ -27,7 +27,6 @@ class Command(ScrapyCrawlCommand):
         super().process_options(args, opts)
         if args and args[0] == "spitag" and self.settings is not None:
             try:
-                check_log_level(self.settings)
                 check_backends(check_input(self.settings, opts.spargs))
             except (BadInputError, BackendUnavailableError) as exc:
                 sys.exit(report_error(exc))
