@@ -142,6 +142,12 @@ local function now()
   local t = redis.call('TIME')
   return tonumber(t[1]) + tonumber(t[2]) / 1000000
 end
+-- an ``alive`` value, '<time> <machine>': when its owner last beat, and its machine
+local function beat(v)
+  local sp = string.find(v, ' ', 1, true)
+  if not sp then return tonumber(v) or 0, '' end
+  return tonumber(string.sub(v, 1, sp - 1)) or 0, string.sub(v, sp + 1)
+end
 -- base * 2^(n-1), at most cap: a back-off's pause, a failed URL's wait (back_off_seconds)
 local function doubled(base, n, cap)
   return math.min(base * 2 ^ math.min(n - 1, 30), cap)
@@ -729,8 +735,7 @@ local t = now()
 local live = {[ARGV[5]] = true}
 local alive = redis.call('HGETALL', p .. 'alive')
 for i = 1, #alive, 2 do
-  local seen = tonumber(string.match(alive[i + 1], '^[^ ]+')) or 0
-  if seen >= t - tonumber(ARGV[2]) then live[alive[i]] = true end
+  if beat(alive[i + 1]) >= t - tonumber(ARGV[2]) then live[alive[i]] = true end
 end
 for i = 6, #ARGV do
   if ARGV[i] ~= ARGV[5] then
@@ -859,12 +864,10 @@ redis.call('HSET', p .. 'alive', owner, string.format('%.3f', t) .. ' ' .. machi
 local here = 0
 local all = redis.call('HGETALL', p .. 'alive')
 for i = 1, #all, 2 do
-  local v = all[i + 1]
-  local sp = string.find(v, ' ', 1, true)
-  local seen = tonumber(string.sub(v, 1, (sp or 0) - 1)) or 0
+  local seen, its = beat(all[i + 1])
   if seen < t - 3600 then
     redis.call('HDEL', p .. 'alive', all[i])
-  elseif seen >= t - fresh and sp and string.sub(v, sp + 1) == machine then
+  elseif seen >= t - fresh and its == machine then
     here = here + 1
   end
 end
@@ -876,12 +879,10 @@ WORKERS = _COMMON + r"""
 local t, out = now(), {}
 local all = redis.call('HGETALL', p .. 'alive')
 for i = 1, #all, 2 do
-  local v = all[i + 1]
-  local sp = string.find(v, ' ', 1, true)
-  local seen = tonumber(string.sub(v, 1, (sp or 0) - 1)) or 0
+  local seen, machine = beat(all[i + 1])
   table.insert(out, all[i])
   table.insert(out, string.format('%.3f', t - seen))
-  table.insert(out, sp and string.sub(v, sp + 1) or '')
+  table.insert(out, machine)
 end
 return out
 """
