@@ -93,8 +93,11 @@ class RefusingSite:
     """Pages of ``delay`` seconds; the ``refuse``-th page asked for (and the ``burst`` − 1
     after it) is refused with ``status`` (429 Too Many Requests, or 503) and
     ``Retry-After: {retry_after}`` unless None, ``times`` times in a row, and served on
-    any later request. With ``episodes`` > 1, the first request that comes 0.5 s or more
-    after a refusal is refused too (once), until there have been that many."""
+    any later request. With ``episodes`` > 1, the first request that comes after 90 % of
+    the pause a doubling back-off owes the last refusal (0.9 s after the first, 1.8 s
+    after the second...) is refused too (once), until there have been that many: a
+    request sent before the crawler read that refusal, and late on a loaded machine,
+    is served and does not take an episode."""
 
     PAGE = '<html><head><meta name="description" content="x"></head><body>x</body></html>'
 
@@ -113,6 +116,7 @@ class RefusingSite:
         self.refused: str | None = None  # the first page refused
         self.episodes = episodes
         self.last_refusal: float | None = None
+        self.owed = 0.9  # seconds after the last refusal that the next episode waits for
         self.lock = threading.Lock()
 
     def respond(self, target: str) -> Response:
@@ -125,8 +129,9 @@ class RefusingSite:
                 self.refused = self.refused or target
                 self.left.setdefault(target, self.times)
             now = time.monotonic()
-            if self.episodes > 1 and self.last_refusal is not None and now - self.last_refusal >= 0.5:
+            if self.episodes > 1 and self.last_refusal is not None and now - self.last_refusal >= self.owed:
                 self.episodes -= 1
+                self.owed *= 2
                 self.left[target] = self.left.get(target, 0) + 1
             if self.left.get(target, 0) > 0:
                 self.left[target] -= 1
