@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
+from spitag import logfilters  # (a module: Scrapy would take an upper-case name for a setting)
+
 
 def _env(name: str, default: str) -> str:
     value = os.environ.get(name)
@@ -19,9 +21,8 @@ def _log_level(value: str) -> str:
     """``SPITAG_LOG_LEVEL``, checked here for every command (not only ``crawl``, whose
     checks see ``LOG_LEVEL`` too): Scrapy would stop with a traceback setting up its log."""
     level = value.strip().upper()
-    if level not in ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG"):
-        sys.stderr.write(f"spitag: error: SPITAG_LOG_LEVEL={value!r} is not one of CRITICAL, ERROR,"
-                         " WARNING, INFO, DEBUG\n")
+    if not logfilters.is_level(level):
+        sys.stderr.write(f"spitag: error: SPITAG_LOG_LEVEL={value!r} is not one of {logfilters.LEVEL_NAMES}\n")
         raise SystemExit(2)
     return level
 

@@ -93,11 +93,7 @@ class CrawlConfig:
         if settings.get("SPITAG_HOST_DELAY") not in (None, ""):
             _number(settings, "SPITAG_HOST_DELAY", float, minimum=0.0)
         _flag(settings, "SPITAG_FOLLOW_NOFOLLOW")
-        _choice(settings, "SPITAG_PROGRESS", ("auto", "off", "on"))
-        interval = _number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
-        if 0 < interval < MIN_PROGRESS_INTERVAL:  # a line every millisecond floods the log
-            raise BadInputError(f"setting SPITAG_PROGRESS_INTERVAL={settings.get('SPITAG_PROGRESS_INTERVAL')!r}"
-                                f" must be 0 (no progress line) or at least {MIN_PROGRESS_INTERVAL}")
+        progress_settings(settings)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)
@@ -109,6 +105,17 @@ class CrawlConfig:
         if settings.get("SPITAG_PAGE_BUDGET") not in (None, ""):
             _number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)
         return config
+
+
+def progress_settings(settings: BaseSettings) -> tuple[str, float]:
+    """``SPITAG_PROGRESS`` (auto, off, on) and ``SPITAG_PROGRESS_INTERVAL`` (seconds
+    between progress lines: 0, none, or at least ``MIN_PROGRESS_INTERVAL``)."""
+    mode = _choice(settings, "SPITAG_PROGRESS", PROGRESS_MODES)
+    interval = _number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
+    if 0 < interval < MIN_PROGRESS_INTERVAL:  # a line every millisecond floods the log
+        raise BadInputError(f"setting SPITAG_PROGRESS_INTERVAL={settings.get('SPITAG_PROGRESS_INTERVAL')!r}"
+                            f" must be 0 (no progress line) or at least {MIN_PROGRESS_INTERVAL}")
+    return mode, interval
 
 
 def _frontier_url(settings: BaseSettings) -> str:
@@ -136,6 +143,7 @@ def _choice(settings: BaseSettings, name: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+PROGRESS_MODES = ("auto", "off", "on")
 MIN_PROGRESS_INTERVAL = 0.5  # seconds: the live display's refresh; more often shows nothing new
 _FLAG_WORDS = ("True", "true", "False", "false", "1", "0")
 

@@ -1,4 +1,5 @@
-"""Expected failures are logged as warnings, one line each, not as errors with tracebacks.
+"""Expected failures are logged as warnings, one line each, not as errors with tracebacks;
+and which log levels a setting may name.
 
 Scrapy logs a robots.txt that cannot be downloaded, and a request that failed after
 its retries, at ERROR level (the former with a full traceback). On the web both are
@@ -14,6 +15,16 @@ DOWNGRADED = {
     "scrapy.downloadermiddlewares.robotstxt": "robots.txt unavailable, the host is crawled as allowed",
     "scrapy.downloadermiddlewares.retry": None,
 }
+
+LEVEL_NAMES = "CRITICAL, ERROR, WARNING, INFO, DEBUG"  # (what an error message offers)
+
+
+def is_level(value: object) -> bool:
+    """Whether Python's ``logging`` (so Scrapy's ``LOG_LEVEL``) takes ``value`` as a level:
+    a level's name, spelt exactly (``DEBUG``, not ``debug``), or a level's number."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return True
+    return isinstance(value, str) and isinstance(logging.getLevelName(value), int)
 
 
 class ExpectedFailureFilter(logging.Filter):

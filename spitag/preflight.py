@@ -7,7 +7,6 @@ message and a non-zero exit code instead of a traceback in the middle of a crawl
 
 from __future__ import annotations
 
-import logging
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from spitag.scoring import STRATEGIES, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
 from spitag.store import sqlite_path
 from spitag.filters import UrlFilter
+from spitag.logfilters import LEVEL_NAMES, is_level
 from spitag.urls import Scope, redact
 
 if TYPE_CHECKING:
@@ -50,11 +50,8 @@ def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
 def check_log_level(settings: BaseSettings) -> None:
     """``LOG_LEVEL`` (Scrapy's) must name a level of Python's ``logging``, or be one."""
     level = settings.get("LOG_LEVEL")
-    if isinstance(level, int) and not isinstance(level, bool):
-        return
-    if not isinstance(level, str) or not isinstance(logging.getLevelName(level), int):
-        raise BadInputError(
-            f"setting LOG_LEVEL={level!r} is not one of CRITICAL, ERROR, WARNING, INFO, DEBUG")
+    if not is_level(level):
+        raise BadInputError(f"setting LOG_LEVEL={level!r} is not one of {LEVEL_NAMES}")
 
 
 MAX_CRAWL_NAME = 255

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from twisted.internet import task
 
+from spitag.config import progress_settings
+from spitag.errors import BadInputError
 from spitag.signals import batch_stored, frontier_opened
 from spitag.urls import host_of
 
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MODES = ("auto", "off", "on")
+DEFAULT_INTERVAL = 60.0  # seconds between progress lines, as in the settings
 LIVE_REFRESH = 0.5  # seconds: the live display refreshes about twice a second
 COUNTS_EVERY = 5.0  # seconds between two frontier counts for the live display
 BACKOFF = 30.0  # seconds before asking a frontier that failed again
@@ -80,17 +82,12 @@ class Progress:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Progress:
-        settings = crawler.settings
-        mode = str(settings.get("SPITAG_PROGRESS", "auto")).strip().lower()
-        if mode not in MODES:
-            logger.warning("SPITAG_PROGRESS=%r is not one of auto, off, on: using auto", mode)
-            mode = "auto"
         try:
-            interval = max(float(settings.get("SPITAG_PROGRESS_INTERVAL", 60)), 0.0)
-        except (TypeError, ValueError):
-            logger.warning("SPITAG_PROGRESS_INTERVAL=%r is not a number: using 60",
-                           settings.get("SPITAG_PROGRESS_INTERVAL"))
-            interval = 60.0
+            mode, interval = progress_settings(crawler.settings)
+        except BadInputError as exc:  # ``scrapy crawl`` refuses it first; not every entry point
+            logger.warning("%s: progress is shown as by default (auto, a line every %d s)",
+                           exc, DEFAULT_INTERVAL)
+            mode, interval = "auto", DEFAULT_INTERVAL
         ext = cls(crawler, mode, interval)
         connect = crawler.signals.connect
         connect(ext.frontier_opened, signal=frontier_opened)

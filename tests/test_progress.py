@@ -178,3 +178,30 @@ def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -
     shared = frontier_url.startswith("redis")
     assert [(h["downloading"], h["waiting"]) for h in data["hosts"]] == [(0, 0) if shared else (None, None)] * len(hosts)
     assert ("downloading" in out) == shared
+
+
+@pytest.mark.parametrize("name, value", [("SPITAG_PROGRESS", "sometimes"), ("SPITAG_PROGRESS_INTERVAL", "0.01")])
+def test_progress_settings_refused_by_crawl_fall_back_elsewhere(
+        name: str, value: str, caplog: pytest.LogCaptureFixture) -> None:
+    """``scrapy crawl`` refuses these values before it starts; an entry point that does
+    not check them (``scrapy parse``, a crawler built in Python) gets the progress of
+    the defaults and a warning that names the setting, not a crash."""
+    from types import SimpleNamespace
+
+    from scrapy.settings import Settings
+    from scrapy.signalmanager import SignalManager
+
+    from spitag.progress import Progress
+
+    def progress(**values: str) -> Progress:
+        settings = Settings()
+        settings.setmodule("settings")
+        settings.update(values)
+        return Progress.from_crawler(SimpleNamespace(settings=settings, signals=SignalManager()))
+
+    with caplog.at_level("WARNING", logger="spitag.progress"):
+        fallen_back = progress(**{name: value})
+    assert (fallen_back.mode, fallen_back.interval) == ("auto", 60.0)
+    assert [r for r in caplog.records if name in r.getMessage()], caplog.text
+    chosen = progress(SPITAG_PROGRESS="off", SPITAG_PROGRESS_INTERVAL="5")
+    assert (chosen.mode, chosen.interval) == ("off", 5.0)
