@@ -448,6 +448,7 @@ def crawl_child(kind: str, seed: str, redis_url: str, concurrency: int, stats_pa
         and each page, having no item to store, is settled (acknowledged) once parsed."""
 
         name = "plainfrontier"
+        uses_frontier = True
 
         def make_request(self, url: str, *, depth: int, priority: float, reason: Any, combine: Any = None,
                          revisit: Any = None) -> Any:

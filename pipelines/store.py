@@ -21,6 +21,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 
 from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
+from spitag.frontier import uses_frontier
 from spitag.signals import batch_stored
 from spitag.store import open_store
 from spitag.urls import redact
@@ -43,6 +44,7 @@ class StorePipeline:
         self.stats = crawler.stats
         self.config = CrawlConfig.from_settings(crawler.settings)
         self.store: Store | None = None
+        self.active = False  # the spider crawls a frontier: its items are SpiTag's pages
         self.buffer: list[dict[str, Any]] = []
         self.pool = ThreadPool(minthreads=1, maxthreads=1, name="spitag-store")
         self.writing: defer.Deferred | None = None
@@ -59,12 +61,17 @@ class StorePipeline:
         return cls(crawler)
 
     def open_spider(self, spider: Spider | None = None) -> None:
+        self.active = uses_frontier(self.crawler.spider)
+        if not self.active:  # a spider of Scrapy's commands (fetch, shell) or another of the project
+            return
         self.store = open_store(self.config.store_url, self.config.store_body)
         logger.info("storing pages in %s", redact(self.config.store_url))
         self.pool.start()
         self.loop.start(self.config.store_flush_seconds, now=False)
 
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
+        if not self.active:
+            return item
         record = dict(item)
         item.pop("body", None)  # the feed export and later pipelines never see the body
         self.buffer.append(record)
@@ -134,6 +141,8 @@ class StorePipeline:
         """Write what is buffered; a store still failing after SPITAG_STORE_CLOSE_SECONDS is given up
         on: those URLs are not acknowledged, so the frontier gives them back and the
         next run fetches them again. Nothing is lost, the store stays consistent."""
+        if not self.active:
+            return
         if self.loop.running:
             self.loop.stop()
         deadline = time.monotonic() + self.config.store_close_seconds

@@ -54,6 +54,7 @@ def default_crawl_id(seeds: list[str]) -> str:
 
 class SpitagSpider(scrapy.Spider):
     name = "spitag"
+    uses_frontier = True  # (spitag.frontier.uses_frontier: the scheduler, store and progress)
 
     def __init__(self, seeds: str | None = None, crawl: str | None = None, **kwargs: Any):
         super().__init__(**kwargs)

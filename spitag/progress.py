@@ -33,6 +33,7 @@ from twisted.internet import task
 
 from spitag.config import progress_settings
 from spitag.errors import BadInputError
+from spitag.frontier import uses_frontier
 from spitag.signals import batch_stored, frontier_opened
 from spitag.urls import host_of
 
@@ -79,6 +80,7 @@ class Progress:
         self.counts_retry_at = float("-inf")
         self.loops: list[task.LoopingCall] = []
         self.live: _LiveDisplay | None = None
+        self.active = False  # the spider crawls a frontier (spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Progress:
@@ -102,6 +104,9 @@ class Progress:
         self.frontier = frontier
 
     def spider_opened(self, spider: Spider) -> None:
+        self.active = uses_frontier(spider)  # (not for ``scrapy fetch`` or ``shell``)
+        if not self.active:
+            return
         self.crawl = getattr(spider, "crawl_id", spider.name)
         strategy = getattr(spider, "strategy", None)
         self.strategy = getattr(strategy, "name", "") or ""
@@ -117,6 +122,8 @@ class Progress:
                 self._loop(LIVE_REFRESH, self.refresh_live)
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
+        if not self.active:
+            return
         for loop in self.loops:
             if loop.running:
                 loop.stop()
@@ -129,6 +136,8 @@ class Progress:
             logger.info("crawl %s paused (%s): run the same command again to resume", self.crawl, reason)
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
+        if not self.active:
+            return
         self.pages += 1
         url = item.get("url")
         if url:

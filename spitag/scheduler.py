@@ -22,6 +22,13 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
   again by what it expects of them now (``Frontier.rescore``).
 * A frontier that stops answering (Redis restarting) is an outage, not a crash: pushes
   and acks wait in memory and are retried with backoff, pops pause, the crawl goes on.
+* Only a spider that crawls a frontier (``uses_frontier``) gets one. Any other, such as
+  the ones ``scrapy fetch`` and ``scrapy shell`` run, gets Scrapy's own scheduler. A
+  request the frontier could not rebuild (a callback other than the spider's
+  ``parse``, such as ``scrapy parse``'s) waits in memory, as Scrapy's disk queues keep
+  the requests they cannot serialize; and the frontier is not popped before the
+  spider has handed over a request of its own (its seeds), so that ``scrapy parse``
+  shows one page and does not resume the crawl.
 """
 
 from __future__ import annotations
@@ -35,14 +42,14 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
-from scrapy.core.scheduler import BaseScheduler
+from scrapy.core.scheduler import BaseScheduler, Scheduler
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet import task
 
 from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.errors import FrontierUnavailableError
-from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.frontier import Entry, Politeness, open_frontier, uses_frontier
 from spitag.machine import this_machine
 from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting, refusal_retries
@@ -118,6 +125,9 @@ class FrontierScheduler(BaseScheduler):
         )
         self.frontier: Frontier | None = None
         self.spider: Spider | None = None
+        self.plain: Scheduler | None = None  # Scrapy's, for a spider that crawls no frontier
+        self.foreign: deque[Request] = deque()  # requests the frontier could not rebuild
+        self.own_seen = False  # the spider handed over a request of its own: pop the frontier
         self.combine = "max"
         self.pending: list[tuple[Entry, str]] = []
         self.unacked: list[str] = []
@@ -155,8 +165,11 @@ class FrontierScheduler(BaseScheduler):
         return self.crawler.stats
 
     # -- life cycle ----------------------------------------------------------------
-    def open(self, spider: Spider) -> None:
+    def open(self, spider: Spider) -> Any:
         self.spider = spider
+        if not uses_frontier(spider):
+            self.plain = Scheduler.from_crawler(self.crawler)
+            return self.plain.open(spider)
         strategy: Strategy | None = getattr(spider, "strategy", None)
         self.combine = strategy.combine if strategy is not None else "max"
         crawl = getattr(spider, "crawl_id", spider.name)
@@ -255,7 +268,9 @@ class FrontierScheduler(BaseScheduler):
         logger.info("recrawl: %d expired URL(s) of crawl %s queued again", revived, crawl)
         return revived
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str) -> Any:
+        if self.plain is not None:
+            return self.plain.close(reason)
         for loop in self.loops:
             if loop.running:
                 loop.stop()
@@ -286,6 +301,12 @@ class FrontierScheduler(BaseScheduler):
 
     # -- the engine's side ---------------------------------------------------------
     def enqueue_request(self, request: Request) -> bool:
+        if self.plain is not None:
+            return self.plain.enqueue_request(request)
+        if request.callback not in (None, self.spider.parse):
+            self.foreign.append(request)  # (served first; never stored in the frontier)
+            return True
+        self.own_seen = True
         meta = request.meta
         url = meta.get("spitag_url") or try_normalize(request.url)
         if url is None:
@@ -313,8 +334,14 @@ class FrontierScheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self.plain is not None:
+            return self.plain.next_request()
+        if self.foreign:
+            return self.foreign.popleft()
         if self.retries:
             return self.retries.popleft()
+        if not self.own_seen:
+            return None  # (the spider's seeds come first; Scrapy asks again after them)
         if not self.ready:
             want = self.pop_batch if self.budget_left is None else min(self.pop_batch, self.budget_left)
             limit = self.unscored.limit()
@@ -383,15 +410,19 @@ class FrontierScheduler(BaseScheduler):
             self.wake_call = running_reactor().callLater(HOLD_BACK_POLL, self._wake)
 
     def has_pending_requests(self) -> bool:
-        if self.ready or self.pending or self.unacked or self.retries or self.set_aside:
+        if self.plain is not None:
+            return self.plain.has_pending_requests()
+        if self.ready or self.pending or self.unacked or self.retries or self.set_aside or self.foreign:
             return True
         if self.budget_left is not None and self.budget_left <= 0:
             return False  # the budget is spent: what is still queued waits for a bigger one
-        if self.frontier is None:
+        if self.frontier is None or not self.own_seen:
             return False
         return bool(self._call(self.frontier.has_work, default=True))  # in an outage: wait
 
     def __len__(self) -> int:
+        if self.plain is not None:
+            return len(self.plain)
         counts = self._call(self.frontier.counts, default=None) if self.frontier else None
         return len(self.ready) + len(self.pending) + (counts.queued if counts else 0)
 

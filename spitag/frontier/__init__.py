@@ -11,8 +11,17 @@ from spitag.frontier.owners import new_owner
 
 __all__ = [
     "Counts", "Entry", "Frontier", "HostState", "Learnt", "Politeness", "PushResult", "Retry", "Worker",
-    "open_frontier", "new_owner",
+    "open_frontier", "new_owner", "uses_frontier",
 ]
+
+
+def uses_frontier(spider: Any) -> bool:
+    """Whether ``spider`` crawls through a SpiTag frontier: it says so (``uses_frontier =
+    True``, as SpiTag's spider does) and rebuilds the frontier's URLs as requests
+    (``make_request``). Any other spider of the project, and the ones Scrapy's own
+    commands run (``scrapy fetch``, ``shell``, ``view``), get Scrapy's scheduler, and
+    the store and the progress display leave them alone."""
+    return bool(getattr(spider, "uses_frontier", False)) and callable(getattr(spider, "make_request", None))
 
 
 def open_frontier(url: str, crawl: str, owner: str | None = None, **kwargs: Any) -> Frontier:
