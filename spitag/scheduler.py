@@ -461,13 +461,10 @@ class FrontierScheduler(BaseScheduler):
 
     # -- internals -----------------------------------------------------------------
     def _request(self, entry: Entry) -> Request:
-        make = getattr(self.spider, "make_request", None)
-        if make is not None:
-            return make(
-                entry.url, depth=entry.depth, priority=entry.priority, reason=entry.reason,
-                revisit=entry.revisit,
-            )
-        return Request(entry.url, priority=int(entry.priority), meta={"depth": entry.depth})
+        return self.spider.make_request(  # (uses_frontier: the spider has one)
+            entry.url, depth=entry.depth, priority=entry.priority, reason=entry.reason,
+            revisit=entry.revisit,
+        )
 
     def _flush(self) -> None:
         """Write buffered pushes, acks and host observations (kept on failure)."""
