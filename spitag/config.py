@@ -57,53 +57,53 @@ class CrawlConfig:
         config = cls(
             store_url=_text(settings, "SPITAG_STORE"),
             store_body=_choice(settings, "SPITAG_STORE_BODY", BODY_FORMATS),
-            store_batch=_number(settings, "SPITAG_STORE_BATCH", int, minimum=1),
-            store_flush_seconds=_number(settings, "SPITAG_STORE_FLUSH_SECONDS", float, minimum=0.05),
-            store_close_seconds=_number(settings, "SPITAG_STORE_CLOSE_SECONDS", float, minimum=0.0),
+            store_batch=number(settings, "SPITAG_STORE_BATCH", int, minimum=1),
+            store_flush_seconds=number(settings, "SPITAG_STORE_FLUSH_SECONDS", float, minimum=0.05),
+            store_close_seconds=number(settings, "SPITAG_STORE_CLOSE_SECONDS", float, minimum=0.0),
             scope=_choice(settings, "SPITAG_SCOPE", SCOPES),
-            keep_data=_flag(settings, "SPITAG_KEEP_DATA"),
-            max_page_size=_number(settings, "SPITAG_MAX_PAGE_SIZE", int, minimum=1024),
-            max_links_per_page=_number(settings, "SPITAG_MAX_LINKS_PER_PAGE", int, minimum=1),
-            max_url_length=_number(settings, "SPITAG_MAX_URL_LENGTH", int, minimum=16),
+            keep_data=flag(settings, "SPITAG_KEEP_DATA"),
+            max_page_size=number(settings, "SPITAG_MAX_PAGE_SIZE", int, minimum=1024),
+            max_links_per_page=number(settings, "SPITAG_MAX_LINKS_PER_PAGE", int, minimum=1),
+            max_url_length=number(settings, "SPITAG_MAX_URL_LENGTH", int, minimum=16),
             frontier_url=_frontier_url(settings),
-            lease_seconds=_number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
-            pop_batch=_number(settings, "SPITAG_POP_BATCH", int, minimum=1),
+            lease_seconds=number(settings, "SPITAG_LEASE_SECONDS", float, minimum=1.0, maximum=3600.0),
+            pop_batch=number(settings, "SPITAG_POP_BATCH", int, minimum=1),
             max_unscored=_max_unscored(settings),
-            max_backlog=_number(settings, "SPITAG_MAX_BACKLOG", int, minimum=0),
-            host_weight=_number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
-            host_prior=_number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
-            host_k=_number(settings, "SPITAG_HOST_K", float, minimum=0.0, maximum=1e9),
-            rescore_seconds=_number(settings, "SPITAG_RESCORE_SECONDS", float, minimum=0.0, maximum=3600.0),
-            host_probe=_flag(settings, "SPITAG_HOST_PROBE"),
-            explore_pages=_number(settings, "SPITAG_EXPLORE_PAGES", float, minimum=1.0, maximum=1e9),
-            homophily=_number(settings, "SPITAG_HOMOPHILY", float, minimum=0.0, maximum=1.0),
-            max_sitemap_urls=_number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
-            extract_budget=_number(settings, "SPITAG_EXTRACT_BUDGET", float, minimum=0.0),
+            max_backlog=number(settings, "SPITAG_MAX_BACKLOG", int, minimum=0),
+            host_weight=number(settings, "SPITAG_HOST_WEIGHT", float, minimum=0.0, maximum=1.0),
+            host_prior=number(settings, "SPITAG_HOST_PRIOR", float, minimum=0.0),
+            host_k=number(settings, "SPITAG_HOST_K", float, minimum=0.0, maximum=1e9),
+            rescore_seconds=number(settings, "SPITAG_RESCORE_SECONDS", float, minimum=0.0, maximum=3600.0),
+            host_probe=flag(settings, "SPITAG_HOST_PROBE"),
+            explore_pages=number(settings, "SPITAG_EXPLORE_PAGES", float, minimum=1.0, maximum=1e9),
+            homophily=number(settings, "SPITAG_HOMOPHILY", float, minimum=0.0, maximum=1.0),
+            max_sitemap_urls=number(settings, "SPITAG_MAX_SITEMAP_URLS", int, minimum=0),
+            extract_budget=number(settings, "SPITAG_EXTRACT_BUDGET", float, minimum=0.0),
             extract_processes=processes_setting(settings.get("SPITAG_EXTRACT_PROCESSES")),
         )
-        _flag(settings, "SPITAG_SITEMAPS")
-        _number(settings, "SPITAG_HOST_NAMES", float, minimum=0.0, maximum=100.0)
-        _number(settings, "SPITAG_LINK_EVIDENCE", float, minimum=0.0, maximum=100.0)
-        _number(settings, "SPITAG_ROBOTS_TTL", float, minimum=0.0, maximum=86400.0 * 365)
-        _number(settings, "SPITAG_MAX_RETRY_AFTER", float, minimum=0.0, maximum=86400.0)
-        _number(settings, "SPITAG_REFUSAL_RETRIES", int, minimum=0, maximum=100)
-        _number(settings, "SPITAG_HOST_FAILURES", int, minimum=0, maximum=1_000_000)
-        _number(settings, "SPITAG_HOST_DOWN_SECONDS", float, minimum=1.0, maximum=86400.0 * 30)
-        _number(settings, "SPITAG_RETRY_DELAY", float, minimum=0.0, maximum=86400.0)
+        flag(settings, "SPITAG_SITEMAPS")
+        number(settings, "SPITAG_HOST_NAMES", float, minimum=0.0, maximum=100.0)
+        number(settings, "SPITAG_LINK_EVIDENCE", float, minimum=0.0, maximum=100.0)
+        number(settings, "SPITAG_ROBOTS_TTL", float, minimum=0.0, maximum=86400.0 * 365)
+        number(settings, "SPITAG_MAX_RETRY_AFTER", float, minimum=0.0, maximum=86400.0)
+        number(settings, "SPITAG_REFUSAL_RETRIES", int, minimum=0, maximum=100)
+        number(settings, "SPITAG_HOST_FAILURES", int, minimum=0, maximum=1_000_000)
+        number(settings, "SPITAG_HOST_DOWN_SECONDS", float, minimum=1.0, maximum=86400.0 * 30)
+        number(settings, "SPITAG_RETRY_DELAY", float, minimum=0.0, maximum=86400.0)
         if settings.get("SPITAG_HOST_DELAY") not in (None, ""):
-            _number(settings, "SPITAG_HOST_DELAY", float, minimum=0.0)
-        _flag(settings, "SPITAG_FOLLOW_NOFOLLOW")
+            number(settings, "SPITAG_HOST_DELAY", float, minimum=0.0)
+        flag(settings, "SPITAG_FOLLOW_NOFOLLOW")
         progress_settings(settings)
         from spitag.recrawl import RecrawlPolicy  # checks the SPITAG_RECRAWL_* settings
 
         RecrawlPolicy.from_settings(settings)
-        _number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
-        if _flag(settings, "AUTOTHROTTLE_ENABLED"):  # (Scrapy would turn it off silently)
-            _number(settings, "AUTOTHROTTLE_TARGET_CONCURRENCY", float, minimum=0.01)
-            _number(settings, "AUTOTHROTTLE_START_DELAY", float, minimum=0.0)
-            _number(settings, "AUTOTHROTTLE_MAX_DELAY", float, minimum=0.0)
+        number(settings, "DOWNLOAD_DELAY", float, minimum=0.0)
+        if flag(settings, "AUTOTHROTTLE_ENABLED"):  # (Scrapy would turn it off silently)
+            number(settings, "AUTOTHROTTLE_TARGET_CONCURRENCY", float, minimum=0.01)
+            number(settings, "AUTOTHROTTLE_START_DELAY", float, minimum=0.0)
+            number(settings, "AUTOTHROTTLE_MAX_DELAY", float, minimum=0.0)
         if settings.get("SPITAG_PAGE_BUDGET") not in (None, ""):
-            _number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)
+            number(settings, "SPITAG_PAGE_BUDGET", int, minimum=0)
         return config
 
 
@@ -111,7 +111,7 @@ def progress_settings(settings: BaseSettings) -> tuple[str, float]:
     """``SPITAG_PROGRESS`` (auto, off, on) and ``SPITAG_PROGRESS_INTERVAL`` (seconds
     between progress lines: 0, none, or at least ``MIN_PROGRESS_INTERVAL``)."""
     mode = _choice(settings, "SPITAG_PROGRESS", PROGRESS_MODES)
-    interval = _number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
+    interval = number(settings, "SPITAG_PROGRESS_INTERVAL", float, minimum=0.0)
     if 0 < interval < MIN_PROGRESS_INTERVAL:  # a line every millisecond floods the log
         raise BadInputError(f"setting SPITAG_PROGRESS_INTERVAL={settings.get('SPITAG_PROGRESS_INTERVAL')!r}"
                             f" must be 0 (no progress line) or at least {MIN_PROGRESS_INTERVAL}")
@@ -148,7 +148,7 @@ MIN_PROGRESS_INTERVAL = 0.5  # seconds: the live display's refresh; more often s
 _FLAG_WORDS = ("True", "true", "False", "false", "1", "0")
 
 
-def _flag(settings: BaseSettings, name: str) -> bool:
+def flag(settings: BaseSettings, name: str) -> bool:
     """A boolean as Scrapy's ``getbool`` reads it, but only its own spellings: ``getbool``
     takes any whole number, so ``2`` or ``-1`` (a count typed into a flag) would be true."""
     raw = settings.get(name)
@@ -159,7 +159,7 @@ def _flag(settings: BaseSettings, name: str) -> bool:
     return settings.getbool(name)
 
 
-def _number(
+def number(
     settings: BaseSettings, name: str, kind: type, minimum: Any, maximum: Any = None
 ) -> Any:
     raw = settings.get(name)
@@ -180,7 +180,7 @@ def _max_unscored(settings: BaseSettings) -> int:
     """SPITAG_MAX_UNSCORED: empty means twice CONCURRENT_REQUESTS; 0, no limit."""
     if settings.get("SPITAG_MAX_UNSCORED") in (None, ""):
         return 2 * max(settings.getint("CONCURRENT_REQUESTS"), 1)
-    return _number(settings, "SPITAG_MAX_UNSCORED", int, minimum=0)
+    return number(settings, "SPITAG_MAX_UNSCORED", int, minimum=0)
 
 
 _KINDS = {int: "whole number", float: "number"}

@@ -1,6 +1,7 @@
 """Checks run before a crawl starts, so that bad input fails fast and writes nothing.
 
-Seeds, every SpiTag setting and the scoring strategy are validated, then each backend
+Seeds, every SpiTag setting, the Scrapy settings a crawl depends on (with its log
+and feed files) and the scoring strategy are validated, then each backend
 is reached once without writing to it: a typo or an unreachable server gives one clear
 message and a non-zero exit code instead of a traceback in the middle of a crawl.
 """
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit
 
 from spitag.config import CrawlConfig
 from spitag.errors import BackendUnavailableError, BadInputError
+from spitag.scrapy_settings import check_scrapy_settings
 from spitag.scoring import STRATEGIES, strategy_from_settings, syntax_weights
 from spitag.seeds import load_seeds
 from spitag.store import sqlite_path
@@ -32,6 +34,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite dat
 def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
     """Validate seeds, settings and strategy; BadInputError names what is wrong."""
     check_log_level(settings)
+    check_scrapy_settings(settings)
     seeds = load_seeds(spargs.get("seeds"))
     check_crawl_name(spargs.get("crawl"))
     config = CrawlConfig.from_settings(settings)

@@ -54,15 +54,15 @@ class RecrawlPolicy:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> RecrawlPolicy:
-        from spitag.config import _flag, _number  # one validation for all settings
+        from spitag.config import flag, number  # one validation for all settings
 
         policy = cls(
-            enabled=_flag(settings, "SPITAG_RECRAWL"),
-            interval=_number(settings, "SPITAG_RECRAWL_INTERVAL", float, minimum=0.0),
-            min_interval=_number(settings, "SPITAG_RECRAWL_MIN_INTERVAL", float, minimum=0.0),
-            max_interval=_number(settings, "SPITAG_RECRAWL_MAX_INTERVAL", float, minimum=0.0),
-            inc_rate=_number(settings, "SPITAG_RECRAWL_INC_RATE", float, minimum=0.0, maximum=10.0),
-            dec_rate=_number(settings, "SPITAG_RECRAWL_DEC_RATE", float, minimum=0.0, maximum=0.99),
+            enabled=flag(settings, "SPITAG_RECRAWL"),
+            interval=number(settings, "SPITAG_RECRAWL_INTERVAL", float, minimum=0.0),
+            min_interval=number(settings, "SPITAG_RECRAWL_MIN_INTERVAL", float, minimum=0.0),
+            max_interval=number(settings, "SPITAG_RECRAWL_MAX_INTERVAL", float, minimum=0.0),
+            inc_rate=number(settings, "SPITAG_RECRAWL_INC_RATE", float, minimum=0.0, maximum=10.0),
+            dec_rate=number(settings, "SPITAG_RECRAWL_DEC_RATE", float, minimum=0.0, maximum=0.99),
         )
         if policy.min_interval > policy.max_interval:
             raise BadInputError(

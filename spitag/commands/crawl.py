@@ -10,6 +10,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.spiderloader import get_spider_loader
 
 from spitag.commands._common import report_error
 from spitag.errors import BackendUnavailableError, BadInputError
@@ -18,6 +19,8 @@ from spitag.preflight import check_backends, check_input
 if TYPE_CHECKING:
     import argparse
 
+    from scrapy.settings import BaseSettings
+
 
 class Command(ScrapyCrawlCommand):
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -25,8 +28,24 @@ class Command(ScrapyCrawlCommand):
         (``LOG_LEVEL``, which it would fail on with a traceback) and prints its start-up
         lines: a bad value gets one error line, and nothing else."""
         super().process_options(args, opts)
-        if args and args[0] == "spitag" and self.settings is not None:
-            try:
-                check_backends(check_input(self.settings, opts.spargs))
-            except (BadInputError, BackendUnavailableError) as exc:
-                sys.exit(report_error(exc))
+        if not args or self.settings is None:
+            return
+        spidercls = frontier_spider(self.settings, args[0])
+        if spidercls is None:
+            return
+        settings = self.settings.copy()
+        spidercls.update_settings(settings)  # its custom_settings, as the crawl will have them
+        try:
+            check_backends(check_input(settings, opts.spargs))
+        except (BadInputError, BackendUnavailableError) as exc:
+            sys.exit(report_error(exc))
+
+
+def frontier_spider(settings: BaseSettings, name: str) -> type | None:
+    """The class of spider ``name`` if it crawls a frontier (SpiTag's, or one derived
+    from it); None for another spider, or a name Scrapy will report as unknown."""
+    try:
+        spidercls = get_spider_loader(settings).load(name)
+    except Exception:  # (KeyError, or a module that fails to import: Scrapy says so next)
+        return None
+    return spidercls if getattr(spidercls, "uses_frontier", False) else None

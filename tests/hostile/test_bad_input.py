@@ -4,11 +4,12 @@ written, nothing requested — and credentials never reach logs or items."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.crawl import run_crawl
+from tests.support.crawl import REPO, crawl_command, proxy_env, run_crawl
 from tests.support.webserver import DictSite, WebServer
 
 CASES = [
@@ -71,6 +72,16 @@ CASES = [
     ("importance-factor", "http://bad.test/", {"SPITAG_IMPORTANCE_FACTOR": "3"}, 2, ["SPITAG_IMPORTANCE_FACTOR"]),
     ("max-link-num", "http://bad.test/", {"SPITAG_STRATEGY": "bfs", "SPITAG_MAX_LINK_NUM": "0"}, 2,
      ["SPITAG_MAX_LINK_NUM"]),
+    # Scrapy's own settings that a crawl depends on: tracebacks, or a crawl that never ends
+    ("concurrent-requests", "http://bad.test/", {"CONCURRENT_REQUESTS": "abc"}, 2, ["CONCURRENT_REQUESTS", "abc"]),
+    ("per-domain-zero", "http://bad.test/", {"CONCURRENT_REQUESTS_PER_DOMAIN": "0"}, 2,
+     ["CONCURRENT_REQUESTS_PER_DOMAIN", "at least 1"]),
+    ("retry-times", "http://bad.test/", {"RETRY_TIMES": "abc"}, 2, ["RETRY_TIMES", "abc"]),
+    ("download-timeout", "http://bad.test/", {"DOWNLOAD_TIMEOUT": "abc"}, 2, ["DOWNLOAD_TIMEOUT", "abc"]),
+    ("closespider", "http://bad.test/", {"CLOSESPIDER_PAGECOUNT": "abc"}, 2, ["CLOSESPIDER_PAGECOUNT", "abc"]),
+    ("log-file-folder", "http://bad.test/", {"LOG_FILE": "{tmp}/no/such/folder/crawl.log"}, 2,
+     ["LOG_FILE", "does not exist"]),
+    ("no-store-pipeline", "http://bad.test/", {"ITEM_PIPELINES": "{}"}, 2, ["ITEM_PIPELINES", "StorePipeline"]),
 ]
 
 
@@ -81,6 +92,7 @@ def test_bad_input_fails_before_the_crawl(
     webserver.add_site("bad.test", DictSite({"/": "<html><body>never asked</body></html>"}))
     crawl_dir = tmp_path / "crawl"
     seeds = seeds.replace("{tmp}", str(tmp_path))
+    settings = {name: value.replace("{tmp}", str(tmp_path)) for name, value in settings.items()}
     run = run_crawl(webserver, crawl_dir, seeds, store=crawl_dir / "store.db", settings=settings, name="bad")
     assert run.returncode == code, run.describe()
     errors = run.error_lines()
@@ -152,3 +164,24 @@ def test_credentials_in_seeds_are_used_but_never_shown(webserver: WebServer, tmp
     assert urls == {"http://auth.test/", "http://auth.test/private"}
     # the credentials were sent, to that host only, as HTTP basic authentication
     assert webserver.headers_for("auth.test", "/")["Authorization"].startswith("Basic ")
+
+
+def test_an_output_file_that_cannot_be_written_is_refused(webserver: WebServer, tmp_path: Path) -> None:
+    """``-O`` into a file taken for a folder, or onto a folder: Scrapy failed on every
+    item (a traceback each) and exited 0. Now one error line, exit 2, nothing written."""
+    webserver.add_site("bad.test", DictSite({"/": "<html><body>never asked</body></html>"}))
+    (tmp_path / "afile").write_text("a file, not a folder")
+    (tmp_path / "afolder.jsonl").mkdir()
+    for out, words in ((tmp_path / "afile" / "x.jsonl", ["afile is a file, not a folder"]),
+                       (tmp_path / "afolder.jsonl", ["afolder.jsonl is a folder, not a file"])):
+        crawl_dir = tmp_path / f"crawl-{out.name}"
+        crawl_dir.mkdir()
+        cmd = crawl_command("http://bad.test/", out, store=crawl_dir / "store.db", frontier=crawl_dir / "f.db")
+        run = subprocess.run(cmd, cwd=REPO, env=proxy_env(webserver), stdin=subprocess.DEVNULL,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2, run.stderr[-3000:]
+        errors = [line for line in run.stderr.splitlines() if line.startswith("spitag: error:")]
+        assert len(errors) == 1 and all(w in errors[0] for w in words), run.stderr[-3000:]
+        assert "Traceback" not in run.stderr
+        assert list(crawl_dir.iterdir()) == []
+    assert webserver.log == []
