@@ -5,6 +5,10 @@ Items are buffered and written in one transaction per batch — every
 on a thread of its own, so the reactor never waits on the disk. A failed batch is kept
 and retried with backoff: nothing is dropped. When a batch is committed the
 ``batch_stored`` signal carries its URLs (the frontier acknowledges them then).
+
+An item that a pipeline drops (``DropItem``) or fails on before it reaches this one will
+never be stored: its URL is settled at once (``url_settled``: done, no row), or its
+lease would be held, renewed and finally fetched again while the crawl waits on it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from itemadapter import ItemAdapter
+from scrapy import signals
 from twisted.internet import defer, task
 from twisted.internet.threads import deferToThreadPool
 from twisted.python.threadpool import ThreadPool
@@ -22,7 +28,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.frontier import uses_frontier
-from spitag.signals import batch_stored
+from spitag.signals import batch_stored, url_settled
 from spitag.store import open_store
 from spitag.urls import redact
 
@@ -48,6 +54,7 @@ class StorePipeline:
         self.buffer: list[dict[str, Any]] = []
         self.pool = ThreadPool(minthreads=1, maxthreads=1, name="spitag-store")
         self.writing: defer.Deferred | None = None
+        self.batch: list[dict[str, Any]] = []  # the records being written
         self.backoff = 0.0
         self.down_since: float | None = None
         self.paused = False
@@ -68,6 +75,8 @@ class StorePipeline:
         logger.info("storing pages in %s", redact(self.config.store_url))
         self.pool.start()
         self.loop.start(self.config.store_flush_seconds, now=False)
+        self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
+        self.crawler.signals.connect(self._item_failed, signal=signals.item_error)
 
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         if not self.active:
@@ -91,12 +100,32 @@ class StorePipeline:
         if self.writing is not None or not self.buffer:
             return self.writing
         batch, self.buffer = self.buffer, []
+        self.batch = batch
         self.writing = deferToThreadPool(running_reactor(), self.pool, self.store.write, batch)
         self.writing.addCallbacks(self._stored, self._failed, errbackArgs=(batch,))
         return self.writing
 
+    def _item_dropped(self, item: Any, response: Any = None, exception: Any = None, **_: Any) -> None:
+        self._not_stored(item, "spitag/items/dropped")
+
+    def _item_failed(self, item: Any, response: Any = None, failure: Any = None, **_: Any) -> None:
+        self._not_stored(item, "spitag/items/failed")
+
+    def _not_stored(self, item: Any, stat: str) -> None:
+        """A pipeline dropped the item, or failed on it. Taken here before (a pipeline
+        after this one): it is stored all the same, its URL acknowledged then. Otherwise
+        its URL is done, with no row."""
+        url = ItemAdapter(item).get("url") if ItemAdapter.is_item(item) else None
+        if not url:
+            return  # not a page's item
+        self.stats.inc_value(stat)
+        if any(record.get("url") == url for record in (*self.buffer, *self.batch)):
+            return
+        self.crawler.signals.send_catch_log(url_settled, url=url, spider=self.crawler.spider)
+
     def _stored(self, result: WriteResult) -> None:
         self.writing = None
+        self.batch = []
         self.backoff = 0.0
         if self.down_since is not None:
             logger.warning(
@@ -118,6 +147,7 @@ class StorePipeline:
 
     def _failed(self, failure: Any, batch: list[dict[str, Any]]) -> None:
         self.writing = None
+        self.batch = []
         self.buffer[:0] = batch  # keep order; nothing is dropped
         self.backoff = min(max(self.backoff * 2, 0.5), MAX_BACKOFF)
         self.stats.inc_value("spitag/store/retries")

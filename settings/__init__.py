@@ -50,12 +50,19 @@ RETRY_TIMES = 2
 # cheaper than Scrapy's 100 concurrent tasks per response.
 CONCURRENT_ITEMS = 16
 
-# SpiTag records redirects, meta refreshes and HTTP errors itself (one row per URL).
-REDIRECT_ENABLED = False
-METAREFRESH_ENABLED = False
-HTTPERROR_ALLOW_ALL = True
-# Depth is the spider's own (breadth-first layers; a redirect keeps its layer).
-SPIDER_MIDDLEWARES = {"scrapy.spidermiddlewares.depth.DepthMiddleware": None}
+# SpiTag's spider records redirects, meta refreshes and HTTP errors itself (one row per
+# URL): it turns Scrapy's redirects and HTTP error filter off for itself (its
+# custom_settings); other spiders, and scrapy fetch / shell / view, keep them.
+SPIDER_MIDDLEWARES = {
+    # Depth is the frontier spider's own (breadth-first layers; a redirect keeps its
+    # layer): Scrapy's DepthMiddleware, for every other spider
+    "scrapy.spidermiddlewares.depth.DepthMiddleware": None,
+    "spitag.depth.DepthMiddleware": 900,
+    # every page fetched ends, stored or settled, whatever its callback does
+    "spitag.outcomes.PageOutcomeMiddleware": 950,
+}
+# Log messages name an item by its URL instead of printing it whole (body included).
+LOG_FORMATTER = "spitag.logformatter.SpitagLogFormatter"
 
 # The frontier's politeness gate runs last, just before the download.
 DOWNLOADER_MIDDLEWARES = {

@@ -55,6 +55,13 @@ def default_crawl_id(seeds: list[str]) -> str:
 class SpitagSpider(scrapy.Spider):
     name = "spitag"
     uses_frontier = True  # (spitag.frontier.uses_frontier: the scheduler, store and progress)
+    # Redirects, meta refreshes and HTTP errors are recorded, one row per URL, and
+    # redirect targets followed by the spider itself (in their redirect's layer).
+    custom_settings = {
+        "REDIRECT_ENABLED": False,
+        "METAREFRESH_ENABLED": False,
+        "HTTPERROR_ALLOW_ALL": True,
+    }
 
     def __init__(self, seeds: str | None = None, crawl: str | None = None, **kwargs: Any):
         super().__init__(**kwargs)
@@ -289,6 +296,17 @@ class SpitagSpider(scrapy.Spider):
         self.stats.inc_value(f"spitag/errors/{type(failure.value).__name__}")
         logger.info("failed %s: %s", url, item["error"])
         yield item
+
+    def callback_failure_item(self, response: Response, failure: Failure) -> Any:
+        """The record of a page whose callback raised before its item
+        (``spitag.outcomes``): its status, and the error, so that the URL is done and
+        shows why it has no page."""
+        item = failure_item(response.request, failure, self.crawl_id)
+        item["status"] = response.status
+        item["error"] = f"callback {item['error']}"[:500]
+        settle(self.recrawl, item, None, response.meta.get("spitag_revisit"), _checked(item))
+        self.stats.inc_value("spitag/errors/callback")
+        return item
 
     def _count(self, item: Any, profile: Any) -> None:
         self.stats.inc_value(f"spitag/status/{item['status']}")

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.crawl import REPO, proxy_env, run_crawl, sqlite_url
+from tests.support.crawl import REPO, proxy_env, read_jsonl, run_crawl, sqlite_url
 from tests.support.sites import DictSite, tree_site
 from tests.support.webserver import WebServer
 
@@ -70,3 +70,57 @@ def test_scrapy_parse_shows_the_item_of_one_page_and_does_not_resume_the_crawl(
     assert "'semantic':" in run.stdout  # SpiTag's item: its semantic counts
     asked = [f"http://{e.host}{e.path}" for e in webserver.log if e.path != "/robots.txt"]
     assert asked == [page]
+
+
+def test_scrapy_fetch_and_shell_follow_redirects(webserver: WebServer, tmp_path: Path) -> None:
+    """SpiTag's spider records redirects instead of following them, for itself only:
+    ``fetch`` and ``shell`` get Scrapy's redirects (they printed nothing, or failed on a 301)."""
+    webserver.add_site("page.test", DictSite({"/": PAGE}).redirect("/old", "/"))
+    run = scrapy(webserver, tmp_path, "fetch", "--nolog", "http://page.test/old")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == PAGE
+    run = scrapy(webserver, tmp_path, "shell", "http://page.test/old", "-c", "(response.status, response.url)")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.strip() == "(200, 'http://page.test/')"
+
+
+PLAIN_SPIDER = '''
+import scrapy
+
+
+class Plain(scrapy.Spider):
+    name = "plain"
+    start_urls = ["http://plain.test/"]
+
+    def parse(self, response):
+        yield {"url": response.url, "depth": response.meta["depth"]}
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href)
+'''
+
+
+def test_another_spider_of_the_project_keeps_scrapys_redirects_depth_and_error_filter(
+        webserver: WebServer, tmp_path: Path) -> None:
+    """A plain Scrapy spider run in the project (a ``genspider`` one) has Scrapy's
+    behaviour: redirects followed, 404s kept from its callback, ``DEPTH_LIMIT`` honoured."""
+    pages = {
+        "/": '<a href="/old">old</a> <a href="/missing">missing</a>',
+        "/one": '<a href="/two">two</a>',
+        "/two": '<a href="/three">three</a>',
+        "/three": "the end",
+    }
+    webserver.add_site("plain.test", DictSite(pages).redirect("/old", "/one"))
+    (tmp_path / "userspiders.py").write_text(PLAIN_SPIDER)
+    env = proxy_env(webserver, {"SCRAPY_SETTINGS_MODULE": "settings",
+                                "PYTHONPATH": f"{REPO}:{tmp_path}"})
+    out = tmp_path / "plain.jsonl"
+    run = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "plain", "-O", str(out), "-s", "DEPTH_LIMIT=2",
+         "-s", "SPIDER_MODULES=spiders,userspiders"],
+        cwd=tmp_path, env=env, text=True, stdin=subprocess.DEVNULL, capture_output=True, timeout=TIMEOUT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    items = {item["url"]: item["depth"] for item in read_jsonl(out)}
+    # /old redirected to /one (depth 1); /two at depth 2; /three beyond DEPTH_LIMIT; /missing filtered
+    assert items == {"http://plain.test/": 0, "http://plain.test/one": 1, "http://plain.test/two": 2}
+    assert "Ignoring response <404 http://plain.test/missing>" in run.stderr
+    assert not (tmp_path / "spitag.db").exists() and not (tmp_path / "spitag-frontier.db").exists()

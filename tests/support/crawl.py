@@ -109,10 +109,11 @@ def crawl_command(
     frontier: Path,
     settings: Mapping[str, Any] | None = None,
     crawl: str | None = None,
+    spider: str = "spitag",
 ) -> list[str]:
     """The command line; ``store`` None leaves SPITAG_STORE to the environment/defaults,
     a str is passed verbatim (for bad values), a Path becomes ``sqlite:////abs``."""
-    cmd = [sys.executable, "-m", "scrapy", "crawl", "spitag"]
+    cmd = [sys.executable, "-m", "scrapy", "crawl", spider]
     if seeds is not None:
         cmd += ["-a", f"seeds={seeds}"]
     if crawl is not None:
@@ -138,6 +139,7 @@ def run_crawl(
     env: Mapping[str, str | None] | None = None,
     name: str = "crawl",
     timeout: float = CRAWL_TIMEOUT,
+    spider: str = "spitag",
 ) -> CrawlRun:
     """Run one crawl to its end in ``tmp``: ``<name>.jsonl``, ``<name>.db`` (the store,
     unless ``store`` says otherwise: see crawl_command) and ``<name>-frontier.db``."""
@@ -146,7 +148,7 @@ def run_crawl(
     store_arg = tmp / f"{name}.db" if store is DEFAULT_STORE else store
     cmd = crawl_command(
         seeds, out, store=store_arg, frontier=tmp / f"{name}-frontier.db",
-        settings=settings, crawl=crawl,
+        settings=settings, crawl=crawl, spider=spider,
     )
     if server is not None:
         server.clear_log()
