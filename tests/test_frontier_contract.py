@@ -371,6 +371,17 @@ def test_entries_keep_depth_and_reason(make) -> None:
     assert (e.depth, e.priority, e.reason) == (3, near(0.7), {"parent": "http://a.test/", "parent_score": 4.0})
 
 
+def test_rediscovery_from_a_lower_layer_lowers_the_depth(make) -> None:
+    """A page belongs to the lowest layer that reaches it (BFS layers, SPITAG_MAX_DEPTH):
+    found again at a smaller depth while it waits, it keeps that one; never a larger."""
+    f = make()
+    f.push([entry("http://a.test/x", 0.5, depth=4, parent="http://a.test/p", parent_score=2.0)], "sum")
+    f.push([entry("http://a.test/x", 0.5, depth=2, parent="http://a.test/q", parent_score=1.0)], "sum")
+    f.push([entry("http://a.test/x", 0.5, depth=5)], "max")
+    (e,) = f.pop(1)
+    assert e.depth == 2 and e.reason == {"parent": "http://a.test/p", "parent_score": 2.0}
+
+
 def test_stats_per_host(make) -> None:
     f = make()
     f.push([entry("http://a.test/1"), entry("http://a.test/2"), entry("http://b.test/1")], "sum")

@@ -495,6 +495,11 @@ for i = 5, #ARGV, 8 do
         val = enc(total, uniform(member .. '|' .. text .. '|' .. ARGV[i + 2] .. '|' .. nonce .. '|' .. i))
       end
     end
+    local rec = redis.call('HGET', p .. 'h:' .. at, f)  -- a lower layer reaches it: its depth
+    local bar = rec and string.find(rec, '|', 1, true)
+    if bar and tonumber(ARGV[i + 3]) < tonumber(string.sub(rec, 1, bar - 1)) then
+      redis.call('HSET', p .. 'h:' .. at, f, ARGV[i + 3] .. string.sub(rec, bar))
+    end
     if val ~= old then
       redis.call('ZADD', q, val, member)
       if val > old and multi(host) then
