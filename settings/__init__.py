@@ -88,6 +88,8 @@ EXTENSIONS = {
 SPITAG_PROGRESS = _env("SPITAG_PROGRESS", "auto")
 SPITAG_PROGRESS_INTERVAL = _env("SPITAG_PROGRESS_INTERVAL", "60")
 FEED_EXPORT_ENCODING = "utf-8"
+# XML that parses whatever keys the pages' markup has; CSV with JSON for nested data.
+FEED_EXPORTERS = {"xml": "spitag.exporters.XmlItemExporter", "csv": "spitag.exporters.CsvItemExporter"}
 
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False  # no listening port unless asked for

@@ -34,7 +34,7 @@ def write_report(store: Store, crawl: str, out_dir: Path, against: str | None = 
     for name in names:
         report = queries.load(store, name)
         if report is None:
-            known = ", ".join(f"{c} ({n} URLs)" for c, n in queries.crawls(store)) or "none"
+            known = ", ".join(f"{c} ({n} URLs)" for c, n in store.crawls()) or "none"
             raise MissingCrawlError(f"crawl {name!r} has no URL in the store; crawls there: {known}")
         reports.append(report)
     return write_reports(reports, out_dir, store_url)

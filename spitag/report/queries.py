@@ -61,9 +61,6 @@ ROWS_SQL = (
     " ORDER BY u.checked, u.url"
 )
 
-CRAWLS_SQL = "SELECT crawl, COUNT(*) FROM url GROUP BY crawl ORDER BY crawl"
-
-
 @dataclass
 class Depth:
     depth: int
@@ -138,11 +135,6 @@ class CrawlReport:
             for key in ("harvest", "priorities", "scores"):
                 data.pop(key)
         return data
-
-
-def crawls(store: Store) -> list[tuple[str, int]]:
-    """Every crawl of the store with its number of URLs (for a helpful error)."""
-    return [(str(c), int(n)) for c, n in store.query(CRAWLS_SQL)]
 
 
 def load(store: Store, crawl: str, top_hosts: int = 15) -> CrawlReport | None:

@@ -122,6 +122,9 @@ class _Rows:
     outlinks: list[tuple[str, str, str, str, str]]  # (crawl, source_md5, target_md5, source, target)
 
 
+CRAWLS_SQL = "SELECT crawl, COUNT(*) FROM url GROUP BY crawl ORDER BY crawl"
+
+
 class Store(ABC):
     """A Page/URL/Link store. Methods block: callers run them off the reactor thread."""
 
@@ -154,6 +157,10 @@ class Store(ABC):
     @abstractmethod
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         """Run one statement written with ``?`` placeholders (committed); its rows."""
+
+    def crawls(self) -> list[tuple[str, int]]:
+        """Every crawl of the store with its number of URLs (for a helpful error)."""
+        return [(str(c), int(n)) for c, n in self.query(CRAWLS_SQL)]
 
     @abstractmethod
     def close(self) -> None:
