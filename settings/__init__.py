@@ -88,6 +88,9 @@ EXTENSIONS = {
 SPITAG_PROGRESS = _env("SPITAG_PROGRESS", "auto")
 SPITAG_PROGRESS_INTERVAL = _env("SPITAG_PROGRESS_INTERVAL", "60")
 FEED_EXPORT_ENCODING = "utf-8"
+# On a Redis frontier, the list of seeds a running crawl takes (scrapy-redis' setting;
+# %(name)s the spider, %(crawl)s the crawl): each crawl its own.
+REDIS_START_URLS_KEY = "%(name)s:%(crawl)s:start_urls"
 # XML that parses whatever keys the pages' markup has; CSV with JSON for nested data.
 FEED_EXPORTERS = {"xml": "spitag.exporters.XmlItemExporter", "csv": "spitag.exporters.CsvItemExporter"}
 

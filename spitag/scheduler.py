@@ -79,6 +79,14 @@ BUSY_POLL = 0.1  # seconds between pops while the only ready hosts are busy (_wa
 RESCORE_MAX = 2_000  # hosts re-ranked at once (~20 ms of the reactor); more go round in slices
 
 
+def start_urls_key(settings: Any, spider: str, crawl: str) -> str:
+    """The Redis list of seeds a running crawl takes: ``REDIS_START_URLS_KEY`` (as in
+    scrapy-redis, ``%(name)s`` is the spider's name; ``%(crawl)s`` the crawl's). The
+    default, ``%(name)s:%(crawl)s:start_urls``, is the crawl's own: scrapy-redis'
+    ``%(name)s:start_urls`` would be taken by whichever crawl on that Redis pops first."""
+    return settings.get("REDIS_START_URLS_KEY") % {"name": spider, "crawl": crawl}
+
+
 def urls_per_host(settings: Any) -> int:
     """How many of a host's URLs this worker may have on their way to a download at
     once: ``CONCURRENT_REQUESTS_PER_DOMAIN``; with AutoThrottle, no more than its
@@ -220,9 +228,7 @@ class FrontierScheduler(BaseScheduler):
             if self.rescore_seconds > 0 and hasattr(strategy, "estimates"):
                 self.rescorer = strategy
         self._heartbeat()
-        self.start_urls_key = self.crawler.settings.get(
-            "REDIS_START_URLS_KEY", "%(name)s:start_urls"
-        ) % {"name": spider.name}
+        self.start_urls_key = start_urls_key(self.crawler.settings, spider.name, crawl)
         signals_ = self.crawler.signals
         signals_.send_catch_log(frontier_opened, frontier=self.frontier)
         signals_.connect(self._on_batch_stored, signal=batch_stored)
@@ -686,8 +692,8 @@ class FrontierScheduler(BaseScheduler):
 
     def _control(self) -> None:
         """The heartbeat, ``scrapy stop`` and seeds added to a running crawl (``scrapy
-        inject``, or the scrapy-redis start-URLs list ``<spider>:start_urls`` on a Redis
-        frontier)."""
+        inject``, or the crawl's start-URLs list ``spitag:<crawl>:start_urls`` on a
+        Redis frontier: ``REDIS_START_URLS_KEY``)."""
         self._heartbeat()
         if not self.stopping and self._call(self.frontier.stop_requested, default=False):
             logger.info("stop requested for crawl %s: stopping gracefully", self.frontier.crawl)

@@ -55,6 +55,13 @@ def check_scrapy_settings(settings: BaseSettings) -> None:
         if path is not None:
             check_output_path(f"feed {uri}", path, make_folders=True)
     check_store_pipeline(settings)
+    key = settings.get("REDIS_START_URLS_KEY")
+    try:
+        key % {"name": "spitag", "crawl": "crawl"}
+    except (KeyError, ValueError, TypeError):
+        raise BadInputError(
+            f"setting REDIS_START_URLS_KEY={key!r} may name %(name)s and %(crawl)s, nothing else"
+        ) from None
 
 
 def check_output_path(what: str, path: Path, *, make_folders: bool = False) -> None:

@@ -305,6 +305,7 @@ def test_seeds_reach_running_workers(redis_url: str, tmp_path: Path) -> None:
         server.add_site("first.test", tree_site(150, delay=0.05))
         server.add_site("second.test", tree_site(5))
         server.add_site("third.test", tree_site(5))
+        server.add_site("fourth.test", tree_site(5))
         proc = worker(tmp_path, "a", redis_url, server, "http://first.test/", "-s", "CONCURRENT_REQUESTS=2")
         while sum(pages_fetched(server, "first.test").values()) < 10:
             time.sleep(0.05)
@@ -314,11 +315,15 @@ def test_seeds_reach_running_workers(redis_url: str, tmp_path: Path) -> None:
             cwd=REPO, capture_output=True, text=True, timeout=60,
         )
         assert inject.returncode == 0, inject.stderr
-        redis.Redis.from_url(redis_url).lpush("spitag:start_urls", "http://third.test/")
+        client = redis.Redis.from_url(redis_url)
+        client.lpush("spitag:shared:start_urls", "http://third.test/")  # the crawl's own list
+        client.lpush("spitag:start_urls", "http://fourth.test/")  # scrapy-redis' list: no crawl's
         assert proc.wait(180) == 0
         # the new seeds were crawled, links included (the scope widened to them)
         assert set(pages_fetched(server, "second.test")) == tree_paths(5)
         assert set(pages_fetched(server, "third.test")) == tree_paths(5)
+        assert pages_fetched(server, "fourth.test") == {}
+        assert client.lrange("spitag:start_urls", 0, -1) == [b"http://fourth.test/"]
 
 
 def test_redis_unreachable_at_start_is_one_clear_error(tmp_path: Path) -> None:
