@@ -476,6 +476,7 @@ class FrontierScheduler(BaseScheduler):
         """Write buffered pushes, acks and host observations (kept on failure)."""
         if self.down_since is not None and time.monotonic() < self.retry_at:
             return
+        answered = False  # no call made, no news of the frontier
         try:
             while self.pending:
                 batch = self.pending[:1000]
@@ -489,18 +490,22 @@ class FrontierScheduler(BaseScheduler):
                     self.stats.inc_value("spitag/frontier/raised", result.raised)
                     self.stats.inc_value("spitag/frontier/seen_done", result.ignored)
                 del self.pending[: len(batch)]  # pushes are idempotent: a replay is harmless
+                answered = True
             if self.unacked:
                 urls = self.unacked[:1000]
                 self.stats.inc_value("spitag/frontier/acked", self.frontier.ack(urls))
                 del self.unacked[: len(urls)]
+                answered = True
             if self.set_aside:
                 urls = self.set_aside[:1000]
                 self.stats.inc_value("spitag/frontier/set_aside", self.frontier.release(urls))
                 del self.set_aside[: len(urls)]
+                answered = True
             if self.canonicals:
                 marked = self.frontier.mark_done(self.canonicals)
                 self.stats.inc_value("spitag/frontier/canonical_done", marked)
                 self.canonicals = []
+                answered = True
             if self.absorbing is not None and hasattr(self.absorbing, "links_found"):
                 found = self.absorbing.links_found()
                 self.links_out += found  # kept, like the pages, while the frontier is down
@@ -510,11 +515,12 @@ class FrontierScheduler(BaseScheduler):
                 if self.learnt and self.frontier.probe:
                     self._wake()  # a host's first page learnt ends its probe: it is ready
                 self.learnt, self.links_out = [], []
+                answered = True
         except FrontierUnavailableError as exc:
             self._outage(exc)
             return
-        if self.down_since is not None:
-            self._call(lambda: None, default=None)  # mark recovered
+        if self.down_since is not None and answered:
+            self._call(lambda: None, default=None)  # the frontier answered: mark recovered
 
     def _ack(self, urls: list[str]) -> None:
         if not urls or self.frontier is None:
