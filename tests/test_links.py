@@ -48,12 +48,16 @@ def test_links_command_prints_the_graph_both_ways(backend_url: str) -> None:
     assert edges(links(backend_url, "-a", "crawl=c1", "--from", a, "--reverse")) == [(1, d, a), (1, e, a)]
     # written as a user would: normalized to the stored spelling
     assert edges(links(backend_url, "-a", "crawl=c1", "--from", "HTTP://G.Example:80/a")) == [(1, a, b), (1, a, c)]
-    nothing = links(backend_url, "-a", "crawl=other", "--from", a)
+    nothing = links(backend_url, "-a", "crawl=c1", "--from", "http://g.example/none")
     assert edges(nothing) == [] and "0 link(s)" in nothing.stderr
+    typo = links(backend_url, "-a", "crawl=other", "--from", a)  # a crawl the store does not have
+    assert typo.returncode == 2 and "spitag: error: crawl 'other' has no URL in the store; crawls there: c1" in typo.stderr
 
 
 def test_links_command_refuses_bad_input(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path}/s.db"
+    run = links(store, "-a", "crawl=c1", "--from", "http://a.test/")  # no store there: not a new one
+    assert run.returncode == 2 and "no store at" in run.stderr and not (tmp_path / "s.db").exists()
     for args in (["--from", "http://a.test/"], ["-a", "crawl=c1"], ["-a", "crawl=c1", "--from", "http://a.test/", "--depth", "0"]):
         run = links(store, *args)
         assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr

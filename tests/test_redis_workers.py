@@ -291,6 +291,11 @@ def test_stop_command_stops_every_worker_and_rerun_resumes(redis_url: str, tmp_p
             cwd=REPO, capture_output=True, text=True, timeout=60,
         )
         assert stop.returncode == 0, stop.stderr
+        typo = subprocess.run(
+            [sys.executable, "-m", "scrapy", "stop", "-a", "crawl=shraed", "-s", f"SPITAG_FRONTIER={redis_url}"],
+            cwd=REPO, capture_output=True, text=True, timeout=60,
+        )
+        assert typo.returncode == 2 and "crawl 'shraed' has nothing in frontier" in typo.stderr, typo.stderr
         assert [p.wait(60) for p in procs] == [0, 0]
         assert sum(pages_fetched(server, "long.test").values()) < 600
         rerun = worker(tmp_path, "c", redis_url, server, "http://long.test/")

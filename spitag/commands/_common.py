@@ -60,11 +60,23 @@ def open_crawl_store(settings: BaseSettings, *, must_exist: bool = False) -> Sto
     return open_store(url, config.store_body)
 
 
-def frontier_for(settings: BaseSettings, crawl: str) -> Frontier | None:
-    """The crawl's frontier, or None after printing a clear error."""
-    try:
-        config = CrawlConfig.from_settings(settings)
-        return open_frontier(config.frontier_url, crawl)
-    except SpitagError as exc:
-        report_error(exc)
-        return None
+def frontier_for(settings: BaseSettings, crawl: str) -> Frontier:
+    """The crawl's frontier. A missing SQLite file is bad input (a typo in the path, or
+    a command run in another folder than the crawl's), not a new empty frontier.
+    Raises SpitagError."""
+    config = CrawlConfig.from_settings(settings)
+    url = config.frontier_url
+    if url.startswith("sqlite:") and not sqlite_path(url, "SPITAG_FRONTIER").is_file():
+        raise BadInputError(f"no frontier at {url} (set SPITAG_FRONTIER as for the crawl)")
+    return open_frontier(url, crawl)
+
+
+def is_known(frontier: Frontier) -> bool:
+    """Whether the frontier holds anything of its crawl (a typo in ``-a crawl=`` does not)."""
+    counts = frontier.counts()
+    return bool(counts.queued or counts.leased or counts.done)
+
+
+def unknown_crawl(settings: BaseSettings, crawl: str) -> BadInputError:
+    url = CrawlConfig.from_settings(settings).frontier_url
+    return BadInputError(f"crawl {crawl!r} has nothing in frontier {redact(url)} (check -a crawl= and SPITAG_FRONTIER)")

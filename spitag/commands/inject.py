@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import EXIT_BACKEND, report_error, add_crawl_option, crawl_name, frontier_for
-from spitag.errors import BadInputError
+from spitag.commands._common import add_crawl_option, crawl_name, frontier_for, is_known, report_error
+from spitag.errors import BadInputError, SpitagError
 from spitag.frontier import Entry
 from spitag.scoring import strategy_from_settings
 from spitag.seeds import load_seeds
@@ -49,14 +49,19 @@ class Command(ScrapyCommand):
         except BadInputError as exc:
             self.exitcode = report_error(exc)
             return
-        frontier = frontier_for(self.settings, crawl)
-        if frontier is None:
-            self.exitcode = EXIT_BACKEND
-            return
         try:
-            result = frontier.push([Entry(u, host_of(u), 0, priority, None) for u in seeds], "max")
-        finally:
-            frontier.close()
+            frontier = frontier_for(self.settings, crawl)
+            try:
+                new_crawl = not is_known(frontier)
+                result = frontier.push([Entry(u, host_of(u), 0, priority, None) for u in seeds], "max")
+            finally:
+                frontier.close()
+        except SpitagError as exc:
+            self.exitcode = report_error(exc)
+            return
+        if new_crawl:
+            print(f"spitag: crawl {crawl!r} had nothing in this frontier: the seeds start a new crawl"
+                  " (check -a crawl= if you meant a running one)", file=sys.stderr)
         print(
             f"crawl {crawl!r}: {result.new} seed(s) added, {result.raised + result.ignored} already known",
             file=sys.stderr,

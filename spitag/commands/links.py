@@ -19,7 +19,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from spitag.commands._common import add_crawl_option, open_crawl_store, report_error, spider_args
-from spitag.errors import SpitagError
+from spitag.errors import BadInputError, SpitagError
 from spitag.urls import try_normalize
 
 if TYPE_CHECKING:
@@ -51,11 +51,16 @@ class Command(ScrapyCommand):
         if opts.depth < 1:
             raise UsageError(f"--depth must be 1 or more, not {opts.depth}", print_help=False)
         try:
-            store = open_crawl_store(self.settings)
+            store = open_crawl_store(self.settings, must_exist=True)
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return
         try:
+            if not any(name == crawl for name, _ in store.crawls()):
+                known = ", ".join(f"{c} ({n} URLs)" for c, n in store.crawls()) or "none"
+                self.exitcode = report_error(BadInputError(
+                    f"crawl {crawl!r} has no URL in the store; crawls there: {known}"))
+                return
             start = opts.start
             edges = store.links(crawl, start, opts.depth, reverse=opts.reverse)
             normal = try_normalize(start)

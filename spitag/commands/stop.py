@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING
 
 from scrapy.commands import ScrapyCommand
 
-from spitag.commands._common import EXIT_BACKEND, add_crawl_option, crawl_name, frontier_for
+from spitag.commands._common import (
+    add_crawl_option, crawl_name, frontier_for, is_known, report_error, unknown_crawl,
+)
+from spitag.errors import SpitagError
 
 if TYPE_CHECKING:
     import argparse
@@ -34,12 +37,15 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         crawl = crawl_name(opts)
-        frontier = frontier_for(self.settings, crawl)
-        if frontier is None:
-            self.exitcode = EXIT_BACKEND
-            return
         try:
-            frontier.request_stop()
-        finally:
-            frontier.close()
+            frontier = frontier_for(self.settings, crawl)
+            try:
+                if not is_known(frontier):
+                    raise unknown_crawl(self.settings, crawl)
+                frontier.request_stop()
+            finally:
+                frontier.close()
+        except SpitagError as exc:
+            self.exitcode = report_error(exc)
+            return
         print(f"stop requested for crawl {crawl!r}", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -185,3 +186,29 @@ def test_an_output_file_that_cannot_be_written_is_refused(webserver: WebServer, 
         assert "Traceback" not in run.stderr
         assert list(crawl_dir.iterdir()) == []
     assert webserver.log == []
+
+
+def test_commands_refuse_a_frontier_or_crawl_that_does_not_exist(webserver: WebServer, tmp_path: Path) -> None:
+    """``scrapy stop`` and ``inject`` on a SQLite frontier file that is not there (a typo,
+    another folder) created an empty one and said they had done it; ``stop`` of a crawl
+    the frontier does not have said so too. ``inject`` may start a new crawl, and says so."""
+    def command(*args: str, frontier: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "scrapy", *args, "-s", f"SPITAG_FRONTIER=sqlite:///{frontier}"],
+                              cwd=REPO, env=proxy_env(webserver), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=120)
+
+    missing = tmp_path / "typo-frontier.db"
+    for args in (("stop", "-a", "crawl=c"), ("inject", "-a", "crawl=c", "http://bad.test/")):
+        run = command(*args, frontier=missing)
+        assert run.returncode == 2 and "spitag: error: no frontier at" in run.stderr, run.stderr[-2000:]
+        assert not missing.exists()
+    webserver.add_site("bad.test", DictSite({"/": "<html><body>a page</body></html>"}))
+    crawled = run_crawl(webserver, tmp_path / "crawl", "http://bad.test/", crawl="real")
+    assert crawled.returncode == 0, crawled.describe()
+    frontier = tmp_path / "crawl" / "crawl-frontier.db"
+    run = command("stop", "-a", "crawl=raal", frontier=frontier)
+    assert run.returncode == 2 and "crawl 'raal' has nothing in frontier" in run.stderr, run.stderr[-2000:]
+    run = command("inject", "-a", "crawl=raal", "http://bad.test/other", frontier=frontier)
+    assert run.returncode == 0 and "the seeds start a new crawl" in run.stderr, run.stderr[-2000:]
+    run = command("inject", "-a", "crawl=real", "http://bad.test/other", frontier=frontier)
+    assert run.returncode == 0 and "new crawl" not in run.stderr, run.stderr[-2000:]
