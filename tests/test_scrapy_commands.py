@@ -124,3 +124,12 @@ def test_another_spider_of_the_project_keeps_scrapys_redirects_depth_and_error_f
     assert items == {"http://plain.test/": 0, "http://plain.test/one": 1, "http://plain.test/two": 2}
     assert "Ignoring response <404 http://plain.test/missing>" in run.stderr
     assert not (tmp_path / "spitag.db").exists() and not (tmp_path / "spitag-frontier.db").exists()
+
+
+def test_scrapy_parse_without_seeds_is_one_clear_error(webserver: WebServer, tmp_path: Path) -> None:
+    webserver.add_site("page.test", DictSite({"/": PAGE}))
+    run = scrapy(webserver, tmp_path, "parse", "--spider", "spitag", "http://page.test/")
+    assert run.returncode == 2, run.stderr[-3000:]
+    assert run.stderr.strip().splitlines() == [
+        "spitag: error: no seeds: pass -a seeds=URL1,URL2 or -a seeds=path/to/seeds.txt"], run.stderr[-3000:]
+    assert "Traceback" not in run.stderr and webserver.log == []

@@ -28,17 +28,22 @@ class Command(ScrapyCrawlCommand):
         (``LOG_LEVEL``, which it would fail on with a traceback) and prints its start-up
         lines: a bad value gets one error line, and nothing else."""
         super().process_options(args, opts)
-        if not args or self.settings is None:
-            return
-        spidercls = frontier_spider(self.settings, args[0])
-        if spidercls is None:
-            return
-        settings = self.settings.copy()
-        spidercls.update_settings(settings)  # its custom_settings, as the crawl will have them
-        try:
-            check_backends(check_input(settings, opts.spargs))
-        except (BadInputError, BackendUnavailableError) as exc:
-            sys.exit(report_error(exc))
+        if args and self.settings is not None:
+            preflight(self.settings, args[0], opts.spargs)
+
+
+def preflight(settings: BaseSettings, name: str, spargs: dict[str, str]) -> None:
+    """SpiTag's checks, when spider ``name`` crawls a frontier: a bad value exits with
+    one error line (exit code 2, or 3 for a backend that cannot be reached)."""
+    spidercls = frontier_spider(settings, name)
+    if spidercls is None:
+        return
+    settings = settings.copy()
+    spidercls.update_settings(settings)  # its custom_settings, as the crawl will have them
+    try:
+        check_backends(check_input(settings, spargs))
+    except (BadInputError, BackendUnavailableError) as exc:
+        sys.exit(report_error(exc))
 
 
 def frontier_spider(settings: BaseSettings, name: str) -> type | None:
