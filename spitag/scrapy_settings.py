@@ -86,6 +86,21 @@ def check_output_path(what: str, path: Path, *, make_folders: bool = False) -> N
         raise BadInputError(f"{what}: folder {parent} is not writable")
 
 
+def check_output_folder(what: str, path: Path) -> None:
+    """A folder that may be written into: one already, or one that can be made (the
+    nearest existing parent is a writable folder)."""
+    path = path.expanduser().absolute()
+    if path.exists() and not path.is_dir():
+        raise BadInputError(f"{what}: {path} is a file, not a folder")
+    nearest = path
+    while not nearest.exists():
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise BadInputError(f"{what}: {nearest} is a file, not a folder")
+    if not os.access(nearest, os.W_OK):
+        raise BadInputError(f"{what}: folder {nearest} is not writable")
+
+
 def local_feed_path(uri: str) -> Path | None:
     """The file a feed URI names on this machine (a path or ``file://``), its
     placeholders (``%(name)s``, ``%(time)s``) cut off with what follows them; None for

@@ -373,6 +373,10 @@ def test_unknown_crawl_is_a_clear_error(crawled: Path) -> None:
                      "-s", f"SPITAG_STORE=sqlite:///{crawled}/no-such.db")
     assert missing.returncode == 2 and "no store at" in missing.stderr
     assert not (crawled / "no-such.db").exists()
+    (crawled / "afile").write_text("a file")  # -o naming a file: a traceback before
+    for target in (crawled / "afile", crawled / "afile" / "sub"):
+        onto = scrapy("report", "-a", "crawl=focused", "-o", str(target), "-s", f"SPITAG_STORE=sqlite:///{crawled}/store.db")
+        assert onto.returncode == 2 and "is a file, not a folder" in onto.stderr and "Traceback" not in onto.stderr
 
 
 def test_report_on_postgresql(pg_url: str, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from spitag.commands._common import (
     spider_args,
 )
 from spitag.errors import SpitagError
+from spitag.scrapy_settings import check_output_folder
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -52,12 +53,13 @@ class Command(ScrapyCommand):
         against = spargs.get("against", "").strip() or None
         if not crawl or not opts.output:
             raise UsageError("report needs -a crawl=NAME and -o DIR", print_help=False)
+        out = Path(opts.output)
         try:
+            check_output_folder("-o", out)
             store = open_crawl_store(self.settings, must_exist=True)
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return
-        out = Path(opts.output)
         try:
             data = write_report(store, crawl, out, against, redact(store.url))
         except MissingCrawlError as exc:
