@@ -50,6 +50,7 @@ from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.errors import FrontierUnavailableError
 from spitag.frontier import Entry, Politeness, open_frontier, uses_frontier
+from spitag.frontier.owners import is_gone, short_name
 from spitag.machine import this_machine
 from spitag.pace import UnscoredLimit
 from spitag.politeness import host_delay_setting, refusal_retries
@@ -72,6 +73,7 @@ PUSH_INTERVAL = 0.2
 REAP_INTERVAL = 5.0
 RETRY_REAP_SLACK = 0.05  # seconds after a failed URL is due before it is reaped (clocks differ)
 CONTROL_INTERVAL = 1.0
+GONE_INTERVAL = 2.0  # seconds between two looks for workers gone (a shared frontier)
 MAX_BACKOFF = 10.0
 IDLE_POLL = 0.5
 HOLD_BACK_POLL = 0.25
@@ -154,6 +156,7 @@ class FrontierScheduler(BaseScheduler):
         self.retry_call: Any = None  # a reap when the first of them is due
         self.retry_call_due = 0.0
         self.recover_call: Any = None  # recover once more (a shared frontier)
+        self.gone: set[str] = set()  # workers whose leases were taken back
         self.new_run = False  # no other worker ran when this one started (or after recover_again)
         self.down_since: float | None = None
         self.retry_at = 0.0
@@ -243,6 +246,7 @@ class FrontierScheduler(BaseScheduler):
             (max(self.lease_seconds / 3, 0.5), self._renew),
             (REAP_INTERVAL, self._reap),
             (CONTROL_INTERVAL, self._control),
+            (GONE_INTERVAL, self._recover_gone),
         ):
             loop = task.LoopingCall(self._guarded, work)
             loop.start(interval, now=False)
@@ -663,17 +667,36 @@ class FrontierScheduler(BaseScheduler):
 
     def _recover_again(self) -> None:
         """A worker killed just before this one started (on another machine, or in
-        another container) is now known to be gone: its leases come back
-        (``Frontier.recover_again``). If no other worker is left, this run was on its
-        own from the start, held back only by that worker's leases: a new run."""
-        recovered = self._call(self.frontier.recover, default=0)
-        if recovered:
-            self.stats.inc_value("spitag/frontier/recovered", recovered)
-            logger.info("frontier: %d unfinished leases of a worker gone (its heartbeat stopped before"
-                        " this one started) taken back", recovered)
-            self._wake()
+        another container) is now known to be gone (``Frontier.recover_again``): its
+        leases come back. If no other worker is left, this run was on its own from the
+        start, held back only by that worker's leases: a new run."""
+        self._recover_gone(force=True)
         if not self.new_run and self._call(self.frontier.others_alive, default=None) == 0:
             self._start_new_run()
+
+    def _recover_gone(self, force: bool = False) -> None:
+        """A worker of the crawl that is gone (killed: its process is no more, or its
+        heartbeat stopped ``ALIVE_SECONDS`` ago) has its leases and its places on their
+        hosts taken back now (``Frontier.recover``), not when its leases expire: its
+        hosts would wait that long. Each gone worker once; a frontier that keeps no
+        heartbeat (SQLite: one worker) has none to look for."""
+        workers = self._call(self.frontier.workers, default=None)
+        if not workers:
+            return
+        own = self.frontier.owner
+        gone = {w.owner for w in workers if w.owner != own and (not w.alive or is_gone(w.owner))} - self.gone
+        if not gone and not force:
+            return
+        recovered = self._call(self.frontier.recover, default=None)
+        if recovered is None:
+            return
+        self.gone |= gone
+        if recovered:
+            self.stats.inc_value("spitag/frontier/recovered", recovered)
+            logger.info("frontier: %d unfinished leases of %s taken back", recovered,
+                        f"gone worker(s) {', '.join(sorted(short_name(o) for o in gone))}" if gone
+                        else "a worker gone")
+            self._wake()
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)

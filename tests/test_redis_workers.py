@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -87,8 +88,34 @@ def test_two_workers_one_killed_nothing_lost(redis_url: str, tmp_path: Path) -> 
     assert stale == set(), f"re-fetched work committed long before the kill: {sorted(stale)[:10]}"
     assert max(fetched.values()) <= 2
     log = (tmp_path / "b.log").read_text()
-    assert "expired leases put back in the queue" in log
+    assert "taken back" in log or "expired leases put back in the queue" in log
     assert "Traceback" not in log
+
+
+def test_a_worker_killed_mid_crawl_is_taken_back_before_its_leases_expire(redis_url: str, tmp_path: Path) -> None:
+    """Killed long after the other started (past the look ``recover_again`` takes at
+    start), a worker's leases and its places on the site are taken back by the other
+    within seconds: they used to wait for the leases to expire (600 s here, longer than
+    the test lets the crawl run) and for the places to go stale."""
+    pages = 700
+    with WebServer() as server:
+        server.add_site("long.test", tree_site(pages, fanout=6, delay=0.08))
+        extra = ("-s", "SPITAG_LEASE_SECONDS=600", "-s", "CONCURRENT_REQUESTS=2")
+        a = worker(tmp_path, "a", redis_url, server, "http://long.test/", *extra)
+        b = worker(tmp_path, "b", redis_url, server, "http://long.test/", *extra)
+        started = time.monotonic()
+        while time.monotonic() - started < 14 or not working(tmp_path, "b"):
+            assert a.poll() is None and b.poll() is None, "the crawl ended before the kill: make the site longer"
+            time.sleep(0.1)
+        b.kill()
+        b.wait(30)
+        assert a.wait(150) == 0
+        fetched = pages_fetched(server, "long.test")
+    assert set(fetched) == tree_paths(pages)
+    assert stored(tmp_path, "a", "b") == {f"http://long.test{p}" for p in tree_paths(pages)}
+    log = (tmp_path / "a.log").read_text()
+    assert re.search(r"frontier: \d+ unfinished leases of gone worker\(s\) \S+ taken back", log), log[-3000:]
+    assert "expired leases put back" not in log
 
 
 def test_workers_share_politeness_and_stop_by_themselves(redis_url: str, tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 crawl's frontier holds, running or not.
 
 Queued / leased / done counts (and how many of them failed and wait for another try),
-on Redis the workers by their heartbeat (running, or silent: killed or cut off), the
+on Redis the workers by their heartbeat (running, or silent: killed or cut off; a
+worker of this machine whose process is gone is silent at once), the
 hosts set aside as down (``SPITAG_HOST_FAILURES``) with the URLs waiting on them,
 per-host counts with each host's next-allowed time and delay (and, on Redis, its
 downloads running and requests waiting for a place, every worker's together), and the
@@ -27,7 +28,7 @@ from spitag.commands._common import report_error, add_crawl_option, spider_args
 from spitag.config import CrawlConfig
 from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
 from spitag.frontier import open_frontier
-from spitag.frontier.owners import short_name
+from spitag.frontier.owners import is_gone, short_name
 from spitag.politeness import host_delay_setting
 from spitag.scoring import strategy_from_settings
 from spitag.store import sqlite_path
@@ -117,7 +118,7 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
         "retrying": counts.retrying,
         "workers": None if workers is None else [
             {"worker": short_name(w.owner), "owner": w.owner, "machine": w.machine,
-             "silent_seconds": w.silent_seconds, "alive": w.alive}
+             "silent_seconds": w.silent_seconds, "alive": w.alive and not is_gone(w.owner)}
             for w in workers
         ],
         "hosts_down": [
