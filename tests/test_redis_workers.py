@@ -109,7 +109,10 @@ def test_a_worker_killed_mid_crawl_is_taken_back_before_its_leases_expire(redis_
             time.sleep(0.1)
         b.kill()
         b.wait(30)
-        assert a.wait(150) == 0
+        try:
+            assert a.wait(150) == 0
+        finally:
+            a.kill()  # (a worker left waiting must not outlive the test)
         fetched = pages_fetched(server, "long.test")
     assert set(fetched) == tree_paths(pages)
     assert stored(tmp_path, "a", "b") == {f"http://long.test{p}" for p in tree_paths(pages)}
