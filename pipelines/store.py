@@ -153,7 +153,7 @@ class StorePipeline:
         self.stats.inc_value("spitag/store/retries")
         if self.down_since is None:
             self.down_since = time.monotonic()
-            logger.error(
+            logger.warning(  # an outage, not a loss: the crawl goes on (as for the frontier's)
                 "store %s: writing %d records failed (%s); nothing is dropped, retrying with backoff",
                 redact(self.config.store_url), len(batch), redact(failure.getErrorMessage()),
             )

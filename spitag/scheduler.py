@@ -198,6 +198,9 @@ class FrontierScheduler(BaseScheduler):
             machine=this_machine(self.crawler.settings.get("SPITAG_MACHINE")),
             probe=self.host_probe and getattr(strategy, "learns_hosts", False) and self.host_weight > 0,
         )
+        if self.crawler.settings.get("JOBDIR"):
+            logger.warning("JOBDIR is not used by a frontier crawl: the frontier %s keeps the crawl's state,"
+                           " and running the same command again resumes it", redact(self.frontier_url))
         recovered = self.frontier.recover()
         self.stats.set_value("spitag/frontier/recovered", recovered)
         if self.frontier.recover_again > 0:
