@@ -33,6 +33,7 @@ queue and the record of what was seen and done (``spitag.frontier.base``).
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import logging
 import math
@@ -201,6 +202,7 @@ class FrontierScheduler(BaseScheduler):
         if self.crawler.settings.get("JOBDIR"):
             logger.warning("JOBDIR is not used by a frontier crawl: the frontier %s keeps the crawl's state,"
                            " and running the same command again resumes it", redact(self.frontier_url))
+        self._check_setup(spider)
         recovered = self.frontier.recover()
         self.stats.set_value("spitag/frontier/recovered", recovered)
         if self.frontier.recover_again > 0:
@@ -254,6 +256,27 @@ class FrontierScheduler(BaseScheduler):
             loop = task.LoopingCall(self._guarded, work)
             loop.start(interval, now=False)
             self.loops.append(loop)
+
+    def _check_setup(self, spider: Spider) -> None:
+        """Workers of one crawl, and its runs, should crawl with one strategy (their
+        priorities share one queue) and one list of seeds (each worker keeps to its
+        own seeds' scope): say so when this one differs from the one before."""
+        setup = {"strategy": self.frontier.strategy or ""}
+        seeds = getattr(spider, "seed_urls", None)
+        if seeds:
+            setup["seeds"] = hashlib.md5("\n".join(sorted(seeds)).encode(), usedforsecurity=False).hexdigest()
+        before = self.frontier.record_setup(setup)
+        if before.get("strategy") and before["strategy"] != setup["strategy"]:
+            logger.warning(
+                "crawl %s was crawled with strategy %s, this worker runs %s: their priorities mix in one"
+                " queue (set SPITAG_STRATEGY as for the crawl)", self.frontier.crawl, before["strategy"],
+                setup["strategy"],
+            )
+        if before.get("seeds") and setup.get("seeds") and before["seeds"] != setup["seeds"]:
+            logger.warning(
+                "crawl %s was crawled with other seeds: this worker keeps to its own seeds' scope"
+                " (scrapy inject adds seeds to a crawl for every worker)", self.frontier.crawl,
+            )
 
     def _report_down(self) -> None:
         """At the end of a run: the URLs left waiting on hosts set aside as down."""

@@ -508,6 +508,14 @@ def test_robots_kept_for_every_worker_until_their_time_is_up(make) -> None:
     assert a.robots("h.test") == b"again"
 
 
+def test_setup_is_the_last_workers_and_each_sees_the_one_before(make) -> None:
+    a, b = make(owner="a"), make(owner="b")
+    assert a.record_setup({"strategy": "spitag", "seeds": "d1"}) == {}
+    assert b.record_setup({"strategy": "bfs", "seeds": "d1"}) == {"strategy": "spitag", "seeds": "d1"}
+    assert a.record_setup({"strategy": "bfs"}) == {"strategy": "bfs", "seeds": "d1"}
+    assert make(crawl="other").record_setup({}) == {}  # each crawl its own
+
+
 def test_stop_request_is_seen_by_every_worker(make) -> None:
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     assert not b.stop_requested()

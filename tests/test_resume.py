@@ -181,8 +181,8 @@ def test_resumed_strategy_starts_from_what_the_crawl_learnt(tmp_path: Path) -> N
         server.add_site("rich.test", rich)
         server.add_site("poor.test", poor)
 
-        def run(seeds: str, name: str) -> list[dict]:
-            cmd = crawl_command(tmp_path, f"{name}.jsonl")
+        def run(seeds: str, name: str, *extra: str) -> list[dict]:
+            cmd = crawl_command(tmp_path, f"{name}.jsonl") + list(extra)
             cmd[cmd.index(f"seeds=http://{HOST}/")] = f"seeds={seeds}"
             cmd[cmd.index("crawl=resume")] = "crawl=learnt"
             proc = start(cmd, server, tmp_path / f"{name}.log")
@@ -191,6 +191,7 @@ def test_resumed_strategy_starts_from_what_the_crawl_learnt(tmp_path: Path) -> N
 
         first = run("http://rich.test/", "run1")
         second = run("http://rich.test/,http://poor.test/", "run2")
+        run("http://rich.test/,http://poor.test/", "run3", "-s", "SPITAG_STRATEGY=bfs")
     scores = {item["url"]: item["score"] for item in first}
     assert sorted(scores) == ["http://rich.test/", "http://rich.test/1", "http://rich.test/2"]
     extra = next(item for item in second if item["url"] == "http://rich.test/extra")
@@ -202,6 +203,10 @@ def test_resumed_strategy_starts_from_what_the_crawl_learnt(tmp_path: Path) -> N
     assert extra["priority"] == pytest.approx(rich_mean * depth_discount(1))
     stats = parse_stats((tmp_path / "run2.log").read_text())
     assert stats.get("spitag/strategy/learnt_at_start") == "3"
+    # each run says when it differs from the one before: its seeds, then its strategy
+    logs = [(tmp_path / f"run{n}.log").read_text() for n in (1, 2, 3)]
+    assert ["crawled with other seeds" in log for log in logs] == [False, True, False]
+    assert ["was crawled with strategy spitag, this worker runs bfs" in log for log in logs] == [False, False, True]
 
 
 def test_resumed_strategy_starts_from_the_links_the_crawl_found(tmp_path: Path) -> None:

@@ -76,6 +76,10 @@ one (SQLite); the contract is the same:
   (``Retry-After``); ``back_off(host, sent_ago, base, cap)`` / ``end_back_off(host,
   sent_ago)`` — a refusal without one: pauses that double while refusals go on, counted
   for every worker. ``request_stop()`` / ``stop_requested()`` — ``scrapy stop``.
+* ``record_setup(setup)`` — what this worker crawls with (name → value: its strategy, a
+  digest of its seeds) becomes the crawl's; returns the one recorded before (empty the
+  first time), so that a worker can say when it differs from the others' or an
+  earlier run's.
 * ``learn(observations, links)`` — the semantic scores of pages fetched, (host, score):
   the host ranking's S and n; and the *link evidence* the strategy found for hosts it
   had not fetched yet, ``(host, Σ log(1 + linking page's score), links, mask of linking
@@ -578,6 +582,10 @@ class Frontier(ABC):
     @abstractmethod
     def keep_robots(self, netloc: str, blob: bytes, ttl: float) -> None:
         """Keep ``netloc``'s robots.txt blob (spitag.robots: compressed) ``ttl`` seconds."""
+
+    @abstractmethod
+    def record_setup(self, setup: dict[str, str]) -> dict[str, str]:
+        """Record ``setup`` as the crawl's; return the one recorded before ({} if none)."""
 
     @abstractmethod
     def request_stop(self) -> None:

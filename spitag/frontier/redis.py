@@ -83,7 +83,9 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   ``owner|priority code``; ``tr`` hash — the same key → its failed downloads, while
   it waits to be tried again (``retry_later``; deleted at its ack or when its retries
   are used up); ``n`` hash — queued / leased / done counters (and ``r``, the
-  number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``.
+  number of pushes that summed priorities); ``stop`` — set by ``scrapy stop``;
+  ``setup`` hash — the strategy and seeds digest the last worker started with
+  (``record_setup``).
 
 Every operation is one Lua script, atomic: push-or-raise, pop-and-lease, ack,
 release, renew, retry-later, reap, recover, revive, mark-done, learn, top, hosts (``learnt``
@@ -1663,6 +1665,15 @@ class RedisFrontier(Frontier):
         """Pop seeds a user pushed to the scrapy-redis start-URLs list (``LPUSH key URL``)."""
         raw = self.redis.lpop(key, limit) or []
         return [r.decode("utf-8", "replace") for r in raw]
+
+    @_transient
+    def record_setup(self, setup: dict[str, str]) -> dict[str, str]:
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hgetall(self.prefix + "setup")
+        if setup:
+            pipe.hset(self.prefix + "setup", mapping=setup)
+        before = pipe.execute()[0]
+        return {k.decode(): v.decode() for k, v in before.items()}
 
     @_transient
     def request_stop(self) -> None:

@@ -64,6 +64,8 @@ SCHEMA = [
         probing INTEGER NOT NULL DEFAULT 0, down_until REAL NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
+    """CREATE TABLE IF NOT EXISTS frontier_setup (
+        crawl TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (crawl, name))""",
     """CREATE TABLE IF NOT EXISTS frontier_robots (
         crawl TEXT NOT NULL, netloc TEXT NOT NULL, blob BLOB NOT NULL, until REAL NOT NULL,
         PRIMARY KEY (crawl, netloc))""",
@@ -513,6 +515,17 @@ class SQLiteFrontier(Frontier):
                 " hard_next = MAX(hard_next, excluded.hard_next)",
                 (self.crawl, host, until, until),
             )
+
+    def record_setup(self, setup: dict[str, str]) -> dict[str, str]:
+        with self._tx():
+            before = dict(self.conn.execute(
+                "SELECT name, value FROM frontier_setup WHERE crawl = ?", (self.crawl,)).fetchall())
+            self.conn.executemany(
+                "INSERT INTO frontier_setup (crawl, name, value) VALUES (?, ?, ?)"
+                " ON CONFLICT (crawl, name) DO UPDATE SET value = excluded.value",
+                [(self.crawl, name, value) for name, value in setup.items()],
+            )
+        return before
 
     def request_stop(self) -> None:
         self.conn.execute(
