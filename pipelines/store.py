@@ -4,7 +4,8 @@ Items are buffered and written in one transaction per batch — every
 ``SPITAG_STORE_BATCH`` items or ``SPITAG_STORE_FLUSH_SECONDS``, whichever comes first —
 on a thread of its own, so the reactor never waits on the disk. A failed batch is kept
 and retried with backoff: nothing is dropped. When a batch is committed the
-``batch_stored`` signal carries its URLs (the frontier acknowledges them then).
+``batch_stored`` signal carries its URLs (the frontier acknowledges them then). Items
+that are no page record (a spider of the user's may yield its own) pass through.
 
 An item that a pipeline drops (``DropItem``) or fails on before it reaches this one will
 never be stored: its URL is settled at once (``url_settled``: done, no row), or its
@@ -17,7 +18,6 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
-from itemadapter import ItemAdapter
 from scrapy import signals
 from twisted.internet import defer, task
 from twisted.internet.threads import deferToThreadPool
@@ -28,6 +28,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from spitag.aio import running_reactor
 from spitag.config import CrawlConfig
 from spitag.frontier import uses_frontier
+from spitag.items import PageItem
 from spitag.signals import batch_stored, url_settled
 from spitag.store import open_store
 from spitag.urls import redact
@@ -42,6 +43,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MAX_BACKOFF = 30.0
+
+
+def is_page_record(item: Any) -> bool:
+    """A SpiTag page record: a ``PageItem`` (``spitag.record``), or a mapping with its
+    keys (``crawl``, ``url``)."""
+    if isinstance(item, PageItem):
+        return True
+    return isinstance(item, dict) and bool(item.get("crawl")) and bool(item.get("url"))
 
 
 class StorePipeline:
@@ -81,6 +90,11 @@ class StorePipeline:
     def process_item(self, item: Any, spider: Spider | None = None) -> Any:
         if not self.active:
             return item
+        if not is_page_record(item):
+            # an item of the user's spider that is no page record (a product, a
+            # review): for the feeds and the user's pipelines, not the page store
+            self.stats.inc_value("spitag/store/other_items")
+            return item
         record = dict(item)
         item.pop("body", None)  # the feed export and later pipelines never see the body
         self.buffer.append(record)
@@ -115,9 +129,9 @@ class StorePipeline:
         """A pipeline dropped the item, or failed on it. Taken here before (a pipeline
         after this one): it is stored all the same, its URL acknowledged then. Otherwise
         its URL is done, with no row."""
-        url = ItemAdapter(item).get("url") if ItemAdapter.is_item(item) else None
-        if not url:
-            return  # not a page's item
+        if not is_page_record(item):
+            return  # not a page's record: no URL of the frontier waits on it
+        url = item["url"]
         self.stats.inc_value(stat)
         if any(record.get("url") == url for record in (*self.buffer, *self.batch)):
             return

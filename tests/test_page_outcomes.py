@@ -105,6 +105,8 @@ SPIDER = """
                 raise ValueError("boom before the item")
             if response.url.endswith("/quiet"):
                 return
+            if response.url.endswith("/a"):
+                yield {"product": "a thing", "url": response.url}  # an item of the user's own
             output = super().parse(response)
             outputs = [o async for o in output] if hasattr(output, "__aiter__") else list(output)
             for o in outputs:
@@ -134,3 +136,7 @@ def test_a_callback_that_raises_or_gives_no_item_ends_its_url(webserver: WebServ
     assert run.stderr.count("Spider error processing") == 2, run.describe()
     assert run.stats.get("spider_exceptions/ValueError") == "2"
     assert run.stats.get("spitag/errors/callback") == "1" and run.stats.get("spitag/pages/no_item") == "1"
+    # the user's own item went to the feed, not into the page store
+    assert {"product": "a thing", "url": "http://mine.test/a"} in run.items
+    assert run.stats.get("spitag/store/other_items") == "1" and run.stats.get("spitag/store/rejected") == "0"
+    assert rows["http://mine.test/a"]["page_id"] is not None
