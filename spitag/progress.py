@@ -17,7 +17,8 @@ this run fetched from, and the semantic items per page so far (sum of
 
 ``Frontier.counts()`` is a ``COUNT … GROUP BY`` on SQLite, so it is asked at most once
 per log line and once every ``COUNTS_EVERY`` seconds for the live display; a frontier
-that does not answer (Redis restarting) is asked again only after ``BACKOFF`` seconds.
+that does not answer (Redis restarting) is asked again after 1 s, then twice as long
+each time it still does not, up to ``BACKOFF`` seconds.
 While the live display runs, log records to stderr are printed above it.
 """
 
@@ -48,7 +49,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_INTERVAL = 60.0  # seconds between progress lines, as in the settings
 LIVE_REFRESH = 0.5  # seconds: the live display refreshes about twice a second
 COUNTS_EVERY = 5.0  # seconds between two frontier counts for the live display
-BACKOFF = 30.0  # seconds before asking a frontier that failed again
+BACKOFF = 30.0  # at most this many seconds before asking a frontier that failed again
 
 
 def retrying(counts: Counts | None) -> str:
@@ -78,6 +79,7 @@ class Progress:
         self.counts: Counts | None = None
         self.counts_at = float("-inf")
         self.counts_retry_at = float("-inf")
+        self.counts_backoff = 0.0
         self.loops: list[task.LoopingCall] = []
         self.live: _LiveDisplay | None = None
         self.active = False  # the spider crawls a frontier (spider_opened)
@@ -163,9 +165,11 @@ class Progress:
             self.counts = self.frontier.counts()
         except Exception as exc:  # an outage or a closed frontier: keep the last numbers
             logger.debug("frontier counts unavailable: %s", exc)
-            self.counts_retry_at = now + BACKOFF
+            self.counts_backoff = min(max(self.counts_backoff * 2, 1.0), BACKOFF)
+            self.counts_retry_at = now + self.counts_backoff
         else:
             self.counts_at = now
+            self.counts_backoff = 0.0
         return self.counts
 
     @property

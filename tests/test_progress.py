@@ -205,3 +205,27 @@ def test_progress_settings_refused_by_crawl_fall_back_elsewhere(
     assert [r for r in caplog.records if name in r.getMessage()], caplog.text
     chosen = progress(SPITAG_PROGRESS="off", SPITAG_PROGRESS_INTERVAL="5")
     assert (chosen.mode, chosen.interval) == ("off", 5.0)
+
+
+def test_progress_asks_a_frontier_back_from_an_outage_within_seconds(tmp_path: Path) -> None:
+    """The frontier counts of the progress line after Redis restarted: asked again 1 s
+    after the failure, then 2 s… (they stayed frozen for 30 s)."""
+    from scrapy.utils.test import get_crawler
+
+    from spitag.frontier import Entry
+    from spitag.progress import Progress
+    from tests.support.redisserver import RedisServer
+
+    with RedisServer() as server:
+        frontier = open_frontier(server.url, "progress")
+        frontier.push([Entry("http://a.test/1", "a.test", 0, 1.0)], "max")
+        progress = Progress(get_crawler(), "off", 0.0)
+        progress.frontier = frontier
+        assert progress.frontier_counts(0.0).queued == 1
+        server.stop()
+        stale = progress.frontier_counts(0.0)  # the try during the outage fails ...
+        assert stale is not None and stale.queued == 1  # ... and the last numbers stay
+        server.start()  # (no persistence: the crawl's keys are gone, its counts 0)
+        time.sleep(1.2)
+        assert progress.frontier_counts(0.0).queued == 0  # asked again, a second later
+        frontier.close()
