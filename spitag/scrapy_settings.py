@@ -78,21 +78,13 @@ def check_output_path(what: str, path: Path, *, make_folders: bool = False) -> N
     parent = path.absolute().parent
     if not make_folders and not parent.exists():
         raise BadInputError(f"{what}: folder {parent} does not exist")
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise BadInputError(f"{what}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK):
-        raise BadInputError(f"{what}: folder {parent} is not writable")
+    check_output_folder(what, parent)
 
 
 def check_output_folder(what: str, path: Path) -> None:
     """A folder that may be written into: one already, or one that can be made (the
     nearest existing parent is a writable folder)."""
-    path = path.expanduser().absolute()
-    if path.exists() and not path.is_dir():
-        raise BadInputError(f"{what}: {path} is a file, not a folder")
-    nearest = path
+    nearest = path.expanduser().absolute()
     while not nearest.exists():
         nearest = nearest.parent
     if not nearest.is_dir():
