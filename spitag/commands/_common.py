@@ -4,12 +4,12 @@ and opening a crawl's frontier."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import UsageError
 
 from spitag.config import CrawlConfig
-from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
+from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.frontier import open_frontier
 from spitag.store import open_store, sqlite_path
 from spitag.urls import redact
@@ -60,15 +60,15 @@ def open_crawl_store(settings: BaseSettings, *, must_exist: bool = False) -> Sto
     return open_store(url, config.store_body)
 
 
-def frontier_for(settings: BaseSettings, crawl: str) -> Frontier:
-    """The crawl's frontier. A missing SQLite file is bad input (a typo in the path, or
-    a command run in another folder than the crawl's), not a new empty frontier.
-    Raises SpitagError."""
+def frontier_for(settings: BaseSettings, crawl: str, **kwargs: Any) -> Frontier:
+    """The crawl's frontier (``kwargs``: as for ``open_frontier``). A missing SQLite file
+    is bad input (a typo in the path, or a command run in another folder than the
+    crawl's), not a new empty frontier. Raises SpitagError."""
     config = CrawlConfig.from_settings(settings)
     url = config.frontier_url
     if url.startswith("sqlite:") and not sqlite_path(url, "SPITAG_FRONTIER").is_file():
         raise BadInputError(f"no frontier at {url} (set SPITAG_FRONTIER as for the crawl)")
-    return open_frontier(url, crawl)
+    return open_frontier(url, crawl, **kwargs)
 
 
 def is_known(frontier: Frontier) -> bool:

@@ -24,14 +24,11 @@ from typing import TYPE_CHECKING, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import report_error, add_crawl_option, spider_args
-from spitag.config import CrawlConfig
-from spitag.errors import BackendUnavailableError, BadInputError, SpitagError
-from spitag.frontier import open_frontier
+from spitag.commands._common import add_crawl_option, frontier_for, report_error, spider_args
+from spitag.errors import BackendUnavailableError, SpitagError
 from spitag.frontier.owners import is_gone, short_name
 from spitag.politeness import host_delay_setting
 from spitag.scoring import strategy_from_settings
-from spitag.store import sqlite_path
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -85,12 +82,7 @@ class Command(ScrapyCommand):
                   " (check -a crawl= and SPITAG_FRONTIER)", file=sys.stderr)
 
     def _open(self, crawl: str) -> Frontier:
-        config = CrawlConfig.from_settings(self.settings)
-        url = config.frontier_url
-        if url.startswith("sqlite:") and not sqlite_path(url, "SPITAG_FRONTIER").is_file():
-            raise BadInputError(f"no frontier at {url} (set SPITAG_FRONTIER as for the crawl)")
-        strategy = strategy_from_settings(self.settings).name
-        return open_frontier(url, crawl, strategy=strategy)
+        return frontier_for(self.settings, crawl, strategy=strategy_from_settings(self.settings).name)
 
 
 def _count(spargs: dict[str, str], name: str, default: int) -> int:
