@@ -2,7 +2,8 @@
 oracle, bfs and opic at each K, mean and worst case.
 
     python bench/simulate_eval.py [--seeds 0-9] [--variants default,dense,...]
-        [--config NAME:SETTING=VALUE,SETTING=VALUE ...] [--jobs 2] [--out FILE.json]
+        [--config NAME:SETTING=VALUE,SETTING=VALUE ...] [--jitter 0.3 [--draws 4]]
+        [--jobs 2] [--out FILE.json]
 
 Variants (``VARIANTS``) change the web generator's parameters (the default sweep:
 ``UNIFORM_VARIANTS``, webs whose inter-site links ignore the sites' values; ask for
@@ -11,7 +12,10 @@ build the webs from one random half of the real hosts or the other (the split is
 fixed by ``--split-seed``): tune on ``hold-a``, report ``hold-b`` as unseen pages.
 Each ``--config`` is a ``spitag`` configuration (``NAME:`` then settings); the
 baselines (bfs, opic, today's spitag as ``spitag-legacy``) and the oracle are run once
-per web.
+per web. With ``--jitter``, ``--draws N`` replays every web with N draws of the jitter
+(draw d seeds it with the web's seed + 1000·d; draw 0 is the single draw of before),
+and the means and worst cases are over every (web, draw): one draw of one web is one
+crawl's luck, and differences of 0.01–0.02 between configurations are within it.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 UNIFORM_VARIANTS = tuple(v for v in VARIANTS if not {"popularity", "homophily"} & set(VARIANTS[v]))
 BASELINES = ("bfs", "opic", "spitag-legacy")
+DRAW_STRIDE = 1000  # jitter seed of draw d: the web's seed + DRAW_STRIDE · d
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -82,15 +87,15 @@ def parse_config(text: str) -> tuple[str, dict[str, str]]:
 
 
 def _job(args: tuple[str, int, dict[str, Any], list[tuple[str, dict[str, str]]], list[int], str, dict[str, Any]]) -> dict[str, Any]:
-    variant, seed, vparams, configs, ks, work, extra = args
+    variant, seed, draw, vparams, configs, ks, work, extra = args
     vp = dict(vparams)
     hold = vp.pop("hold", None)
     hosts = extra["split"][hold] if hold else None
     params = replace(WebParams(seed=seed), **vp)
     graph = build_graph(params, Path(work), hosts=hosts)
-    out: dict[str, Any] = {"variant": variant, "seed": seed, "h": {}}
+    out: dict[str, Any] = {"variant": variant, "seed": seed, "draw": draw, "h": {}}
     out["h"]["oracle"] = harvests(graph.oracle(max(ks)), ks)
-    cfg = SimConfig(jitter=extra.get("jitter", 0.0), jitter_seed=seed, **extra.get("sim", {}))
+    cfg = SimConfig(jitter=extra.get("jitter", 0.0), jitter_seed=seed + DRAW_STRIDE * draw, **extra.get("sim", {}))
     for name in BASELINES:
         out["h"][name] = harvests(simulate(graph, {"SPITAG_STRATEGY": name}, cfg)["counts"], ks)
     for name, settings in configs:
@@ -154,18 +159,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--work", type=Path, default=DEFAULT_WORK)
     p.add_argument("--split-seed", type=int, default=HOLD_SPLIT_SEED)
     p.add_argument("--jitter", type=float, default=0.0)
+    p.add_argument("--draws", type=int, default=1, help="jitter draws per web (with --jitter)")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--sim", action="append", default=[], metavar="FIELD=VALUE",
                    help="crawler-mechanics override for every run, baselines included (SimConfig field)")
     p.add_argument("--only", default=None, help="configs to print (comma-separated), default all")
     args = p.parse_args(argv)
+    if args.draws < 1 or (args.draws > 1 and not args.jitter):
+        p.error("--draws must be at least 1, and more than 1 only with --jitter (without it every draw is the same)")
     ks = [int(k) for k in args.k.split(",")]
     configs = [parse_config(c) for c in args.config] or [("spitag", {})]
     variants = [v for v in args.variants.split(",") if v]
     base = SimConfig()
     sim = {k: type(getattr(base, k))(float(v)) for k, _, v in (x.partition("=") for x in args.sim)}
     extra = {"split": hold_halves(None, args.work, args.split_seed), "jitter": args.jitter, "sim": sim}
-    jobs = [(v, s, VARIANTS[v], configs, ks, str(args.work), extra) for v in variants for s in parse_seeds(args.seeds)]
+    jobs = [(v, s, d, VARIANTS[v], configs, ks, str(args.work), extra)
+            for v in variants for s in parse_seeds(args.seeds) for d in range(args.draws)]
     started = time.monotonic()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -176,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
     table = report(results, names, ks)
-    print(f"({len(jobs)} webs, {time.monotonic() - started:.0f} s)")
+    webs = len(jobs) // args.draws
+    draws = f" × {args.draws} jitter draws" if args.draws > 1 else ""
+    print(f"({webs} webs{draws}, {time.monotonic() - started:.0f} s)")
     if args.out:
         args.out.write_text(json.dumps({"results": results, "table": table, "configs": configs,
                                         "argv": list(argv) if argv is not None else sys.argv[1:]}, indent=1))
