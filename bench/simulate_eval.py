@@ -86,7 +86,7 @@ def parse_config(text: str) -> tuple[str, dict[str, str]]:
     return name, settings
 
 
-def _job(args: tuple[str, int, dict[str, Any], list[tuple[str, dict[str, str]]], list[int], str, dict[str, Any]]) -> dict[str, Any]:
+def _job(args: tuple[str, int, int, dict[str, Any], list[tuple[str, dict[str, str]]], list[int], str, dict[str, Any]]) -> dict[str, Any]:
     variant, seed, draw, vparams, configs, ks, work, extra = args
     vp = dict(vparams)
     hold = vp.pop("hold", None)
