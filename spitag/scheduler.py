@@ -62,10 +62,13 @@ from spitag.store import open_store
 from spitag.urls import host_of, redact, try_normalize
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
     from spitag.frontier import Frontier
+    from spitag.frontier.base import Worker
     from spitag.scoring import Strategy
 
 logger = logging.getLogger(__name__)
@@ -158,6 +161,7 @@ class FrontierScheduler(BaseScheduler):
         self.retry_call_due = 0.0
         self.recover_call: Any = None  # recover once more (a shared frontier)
         self.gone: set[str] = set()  # workers whose leases were taken back
+        self.opened_at = time.monotonic()  # when this run opened its frontier
         self.new_run = False  # no other worker ran when this one started (or after recover_again)
         self.down_since: float | None = None
         self.retry_at = 0.0
@@ -203,6 +207,7 @@ class FrontierScheduler(BaseScheduler):
             logger.warning("JOBDIR is not used by a frontier crawl: the frontier %s keeps the crawl's state,"
                            " and running the same command again resumes it", redact(self.frontier_url))
         self._check_setup(spider)
+        self.opened_at = time.monotonic()
         recovered = self.frontier.recover()
         self.stats.set_value("spitag/frontier/recovered", recovered)
         if self.frontier.recover_again > 0:
@@ -722,7 +727,22 @@ class FrontierScheduler(BaseScheduler):
             logger.info("frontier: %d unfinished leases of %s taken back", recovered,
                         f"gone worker(s) {', '.join(sorted(short_name(o) for o in gone))}" if gone
                         else "a worker gone")
+        if gone and not force and self._alone_from_the_start([w for w in workers if w.owner in gone]):
+            self._start_new_run()
+        if recovered:
             self._wake()
+
+    def _alone_from_the_start(self, gone: Sequence[Worker]) -> bool:
+        """The workers just found gone had not beaten since this run started (killed
+        before it) and none is left alive: this run was on its own from the start and is
+        a new run now, as ``_recover_again`` would decide later, when the run may have
+        ended already with the URLs of hosts set aside as down never tried again."""
+        due = self.recover_call
+        if self.new_run or due is None or not due.active():
+            return False
+        age = time.monotonic() - self.opened_at
+        return (all(w.silent_seconds >= age for w in gone)
+                and self._call(self.frontier.others_alive, default=None) == 0)
 
     def _reap(self) -> None:
         reaped = self._call(self.frontier.reap, default=0)
