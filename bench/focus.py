@@ -17,7 +17,9 @@ Measures, per K (100, 300, 1000):
   the order the server answered them (its request log, cleared before each crawl);
 * its ratio to ``bfs`` (the baseline) and to the *oracle*: best-first on the same link
   graph from the same seeds knowing every page's true count (always fetch the
-  discovered, unfetched page with the highest count; ties in discovery order).
+  discovered, unfetched page with the highest count; ties in discovery order);
+* the *blind* reference: what a strategy that learns a site's value only from the
+  site's own pages can expect on this web (``bench.blind_bound.blind_harvest``).
 
 Also, from each crawl's store, the thesis' figures (``bench/depth_figures.py``, read by
 ``scrapy report``'s code): semantic items and meta tags per depth (sum, mean, max), and
@@ -61,6 +63,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from bench.blind_bound import blind_harvest  # noqa: E402
 from bench.depth_figures import depth_record, load_crawl, merged_depths, print_figures, write_comparisons  # noqa: E402
 from bench.webgen import (  # noqa: E402
     FLINK_HOST,
@@ -329,8 +332,10 @@ def _fmt(x: float | None, digits: int = 2) -> str:
     return "—" if x is None else f"{x:.{digits}f}"
 
 
-def summarize(results: dict[str, list[dict[str, Any]]], oracle: list[int], ks: Sequence[int]) -> dict[str, Any]:
-    """Per strategy and K: harvest (mean over runs, min, max) and the ratios."""
+def summarize(results: dict[str, list[dict[str, Any]]], oracle: list[int], ks: Sequence[int],
+              blind: Mapping[int, Mapping[str, float]] | None = None) -> dict[str, Any]:
+    """Per strategy and K: harvest (mean over runs, min, max) and the ratios; then the
+    oracle and, when given, ``blind`` (``bench.blind_bound.blind_harvest`` of the web)."""
     table: dict[str, Any] = {}
     oracle_h = {k: harvest(oracle, k) for k in ks}
     base = results.get(BASELINE)
@@ -360,6 +365,15 @@ def summarize(results: dict[str, list[dict[str, Any]]], oracle: list[int], ks: S
             "x_oracle": 1.0 if oracle_h[k] else None}
         for k in ks
     }
+    if blind is not None:
+        table["blind"] = {}
+        for k in ks:
+            got = blind.get(k, {}).get("harvest")
+            table["blind"][k] = {
+                "harvest": got, "threshold": blind.get(k, {}).get("threshold"),
+                "x_bfs": got / base_vals[k] if got is not None and base_vals[k] else None,
+                "x_oracle": got / oracle_h[k] if got is not None and oracle_h[k] else None,
+            }
     return table
 
 
@@ -481,6 +495,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    "for the benchmark), each with its own SQLite store and an N-th of the page budget; "
                    "0: one crawler, embedded SQLite frontier")
     p.add_argument("--timeout", type=float, default=900, help="seconds before a crawl is stopped")
+    p.add_argument("--blind-orders", type=int, default=200,
+                   help="random probe orders of the 'blind' reference row (bench/blind_bound.py; 0: no row)")
     p.add_argument("--crawler-repo", type=Path, default=REPO_ROOT,
                    help="checkout whose `scrapy crawl spitag` is benchmarked (cwd of the crawls)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
@@ -500,6 +516,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.redis_workers < 0:
         print(f"focus: --redis-workers must be 0 or more, not {args.redis_workers}", file=sys.stderr)
+        return 2
+    if args.blind_orders < 0:
+        print(f"focus: --blind-orders must be 0 or more, not {args.blind_orders}", file=sys.stderr)
         return 2
     params = WebParams(
         seed=args.seed, sites=args.sites, size_median=args.size_median, size_sigma=args.size_sigma,
@@ -530,6 +549,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = {u: web.node_count(u) for u in web.nodes}
     oracle_urls = oracle_order({u: n.links for u, n in web.nodes.items()}, counts, web.seeds, max(ks))
     oracle = [counts[u] for u in oracle_urls]
+    by_host: dict[str, list[int]] = {}
+    for u, node in web.nodes.items():
+        by_host.setdefault(node.host, []).append(counts[u])
+    blind = blind_harvest(by_host, ks, args.blind_orders, args.seed) if args.blind_orders > 0 else None
 
     results: dict[str, list[dict[str, Any]]] = {s: [] for s in strategies}
     depth: dict[str, list[dict]] = {s: [] for s in strategies}
@@ -584,7 +607,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 depth[strategy].append(record["per_depth"])
                 crawls.append(record)
 
-    table = summarize(results, oracle, ks)
+    table = summarize(results, oracle, ks, blind)
     targets = check_targets(table)
 
     print()
@@ -595,6 +618,10 @@ def main(argv: Sequence[str] | None = None) -> int:
           + (f"; extra settings {' '.join(args.set)}" if args.set else ""))
     print("harvest@K = mean true semantic items over the first K distinct pages answered 200 (server arrival order)")
     print_table(table, ks)
+    if blind is not None:
+        print(f"blind = what a strategy that learns a site's value only from its own pages can expect: the best"
+              f" rule 'probe sites in a random order, exploit every site worth ≥ T', mean over {args.blind_orders}"
+              " orders, every site reachable at once (bench/blind_bound.py); one crawl is one order and may beat it")
     if args.runs > 1:
         print("per run (harvest@K of run 1, 2, …):")
         for strategy in strategies:
@@ -603,6 +630,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for t in targets:
         print(f"target spitag@{TARGET_K} ≥ {t['target']}× {t['vs']}: {_fmt(t['ratio'])} "
               f"{'met' if t['met'] else 'NOT met'}")
+    against_blind = table.get("spitag", {}).get(TARGET_K, {}).get("harvest")
+    blind_at = table.get("blind", {}).get(TARGET_K, {})
+    if against_blind is not None and blind_at.get("harvest"):
+        print(f"spitag@{TARGET_K} against blind: {against_blind / blind_at['harvest']:.2f}× "
+              f"(blind is {_fmt(blind_at['x_oracle'])}× the oracle)")
     versus = print_figures(reports, sys.stdout)
     plots = plot(results, oracle, depth, ks, args.out, summary["items_per_page"])
     plots += write_comparisons(reports, args.out)
@@ -622,6 +654,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
         "web": summary, "counting": counting, "verify_sample": sample, "ks": ks,
         "budget": args.pages_budget, "runs": args.runs, "oracle": {"counts": oracle, "urls": oracle_urls},
+        "blind": {"orders": args.blind_orders, "by_k": {str(k): v for k, v in (blind or {}).items()}},
         "table": {s: {str(k): v for k, v in row.items()} for s, row in table.items()},
         "targets": targets, "crawls": crawls, "wall_seconds": wall,
         "extra_settings": args.set, "redis_workers": args.redis_workers,

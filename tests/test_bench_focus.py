@@ -383,6 +383,12 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
                 "SELECT p.semantic FROM url u JOIN page p ON p.id = u.page_id WHERE u.depth = 1")]
         meta = sum(c.get(k, 0) for c in stored for k in ("opengraph", "twitter", "dublincore", "meta"))
         assert crawl["per_depth"]["1"]["meta_sum"] == meta > 0
+    # the blind reference of this very web: its sites' true counts, probed in random orders
+    blind = result["table"]["blind"]["10"]
+    assert blind["harvest"] == result["blind"]["by_k"]["10"]["harvest"] > 0
+    assert blind["x_oracle"] == pytest.approx(blind["harvest"] / result["table"]["oracle"]["10"]["harvest"])
+    assert any(line.startswith("blind ") for line in done.stdout.splitlines())
+    assert "blind = what a strategy that learns a site's value only from its own pages" in done.stdout
     # spitag ranked the hosts it had not fetched yet by its latest estimates, as they moved
     log = (out / "run1" / "spitag" / "crawl.log").read_text()
     rescored = re.search(r"'spitag/frontier/rescored': (\d+)", log)
