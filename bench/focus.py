@@ -401,7 +401,8 @@ def check_targets(table: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def plot(results: dict[str, list[dict[str, Any]]], oracle: list[int], depth: dict[str, list[dict]],
-         ks: Sequence[int], folder: Path, web_mean: float) -> list[Path]:
+         ks: Sequence[int], folder: Path, web_mean: float,
+         blind: Mapping[int, Mapping[str, float]] | None = None) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -419,6 +420,10 @@ def plot(results: dict[str, list[dict[str, Any]]], oracle: list[int], depth: dic
     ax.plot(range(1, len(ys) + 1), ys, color="black", linestyle="--", label="oracle (best-first, true counts)")
     ax.plot([0, limit], [0, web_mean * limit], color="silver", linestyle=":",
             label=f"web average ({web_mean:.1f} items/page)")
+    if blind:
+        at = sorted(blind)
+        ax.plot(at, [blind[k]["harvest"] * k for k in at], color="black", marker="x", linestyle="none",
+                markersize=9, label="blind expectation at K (bench/blind_bound.py)")
     for k in ks:
         ax.axvline(k, color="lightgray", linewidth=0.8, zorder=0)
     ax.set_xlabel("pages fetched (distinct URLs answered 200, server arrival order)")
@@ -636,7 +641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"spitag@{TARGET_K} against blind: {against_blind / blind_at['harvest']:.2f}× "
               f"(blind is {_fmt(blind_at['x_oracle'])}× the oracle)")
     versus = print_figures(reports, sys.stdout)
-    plots = plot(results, oracle, depth, ks, args.out, summary["items_per_page"])
+    plots = plot(results, oracle, depth, ks, args.out, summary["items_per_page"], blind)
     plots += write_comparisons(reports, args.out)
     wall = time.monotonic() - started
     print("\ncrawls: strategy run seconds requests 200s(distinct) refetched hosts@first-K flink-share"
