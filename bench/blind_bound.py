@@ -74,6 +74,19 @@ def best_threshold(orders: Sequence[Sequence[str]], value: Mapping[str, float], 
     )
 
 
+def values_and_sizes(pages: Mapping[str, Sequence[int]]) -> tuple[dict[str, float], dict[str, int]]:
+    """(value, size) per site of ``pages`` (host → its pages' true counts): every site of
+    these webs is single-template or nearly, so its value is its pages' mean."""
+    value = {h: statistics.mean(c) for h, c in pages.items() if c}
+    return value, {h: len(pages[h]) for h in value}
+
+
+def random_orders(hosts: Sequence[str], orders: int, seed: int) -> list[list[str]]:
+    """``orders`` probe orders of ``hosts``, drawn from ``random.Random(seed)``."""
+    rng = random.Random(seed)
+    return [rng.sample(hosts, len(hosts)) for _ in range(orders)]
+
+
 def blind_harvest(pages: Mapping[str, Sequence[int]], ks: Sequence[int], orders: int = 200,
                   seed: int = 0) -> dict[int, dict[str, float]]:
     """What a strategy blind to a site's value before its first page can expect, per K:
@@ -84,11 +97,8 @@ def blind_harvest(pages: Mapping[str, Sequence[int]], ks: Sequence[int], orders:
 
     A mean over orders, not a bound on one crawl: a crawl is one order, and a web whose
     seeds happen to lead to rich sites first can beat it (``bench/README.md``)."""
-    value = {h: statistics.mean(c) for h, c in pages.items() if c}
-    size = {h: len(pages[h]) for h in value}
-    hosts = sorted(value)
-    rng = random.Random(seed)
-    drawn = [rng.sample(hosts, len(hosts)) for _ in range(orders)]
+    value, size = values_and_sizes(pages)
+    drawn = random_orders(sorted(value), orders, seed)
     out: dict[int, dict[str, float]] = {}
     for k in ks:
         if 0 < k <= sum(size.values()):
@@ -121,13 +131,10 @@ def bound(seed: int, params: dict, k: int, orders: int, hosts: Sequence[str] | N
     pages: dict[str, list[int]] = defaultdict(list)
     for host, count in zip(graph.host, graph.count):
         pages[host].append(count)
-    # every site of this web is single-template or nearly: its value is its mean
-    value = {h: statistics.mean(c) for h, c in pages.items()}
-    size = {h: len(c) for h, c in pages.items()}
-    hosts = sorted(pages)
+    value, size = values_and_sizes(pages)
+    hosts = sorted(value)
     oracle = statistics.mean(graph.oracle(k))
-    rng = random.Random(seed)
-    blind = [rng.sample(hosts, len(hosts)) for _ in range(orders)]
+    blind = random_orders(hosts, orders, seed)
     sizes = [sorted(o, key=lambda h: -size[h]) for o in blind]
     named = [named_order(hosts, value, k, random.Random(seed * 1000 + i)) for i in range(max(orders // 10, 4))]
     return {
