@@ -88,7 +88,6 @@ attributes; both run last): profile a tree nobody reads afterwards.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re
@@ -108,11 +107,10 @@ from extruct.opengraph import OpenGraphExtractor
 from extruct.rdfa import RDFaExtractor
 from extruct.w3cmicrodata import MicrodataExtractor
 from extruct.xmldom import DomHtmlMixin, XmlDomHTMLParser
-from mf2py import backcompat as _mf2_backcompat
-from mf2py.backcompat import _CLASSIC_MAP
-from mf2py.mf2_classes import has_embedded_class as _mf2_has_embedded_class
 from pyRdfa.initialcontext import initial_context
 from w3lib.encoding import html_to_unicode, resolve_encoding
+
+from spitag import compat
 
 try:  # mf2py hands our HTML to BeautifulSoup, which warns about XHTML pages
     from bs4 import MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
@@ -128,7 +126,9 @@ SYNTAXES = ("json-ld", "microdata", "rdfa", "opengraph", "twitter", "meta", "mic
 COUNT_KEYS = SYNTAXES + ("total",)
 
 MAX_BYTES = 10 * 1024 * 1024  # longer bodies are cut before parsing (the caller flags it)
-PATCH_MF2PY = True  # see _patch_mf2py
+PATCH_MF2PY = True  # see spitag.compat.patch_mf2py
+ROOTS_MARK = "data-spitag-roots"  # on microformat_document's <body>: see compat.patch_mf2py
+CLASSIC_MAP = compat.mf2py_classic_map()  # mf2py's classic root classes (hentry, vcard, …)
 MAX_ITEM_NESTING = 32  # deeper microdata / microformat item nesting is not extracted (error)
 
 
@@ -597,7 +597,7 @@ _CLASS_VALUES = lxml.etree.XPath("//@class", smart_strings=False)
 # "(:?" typos included) or a classic root name; tokens are whitespace-separated.
 _MF_ROOT_TOKEN = re.compile(
     r"(?<!\S)(?:h-(:?[a-z0-9]+-)?[a-z]+(:?-[a-z]+)*|"
-    + "|".join(re.escape(name) for name in sorted(_CLASSIC_MAP, key=len, reverse=True))
+    + "|".join(re.escape(name) for name in sorted(CLASSIC_MAP, key=len, reverse=True))
     + r")(?!\S)"
 )
 
@@ -691,69 +691,10 @@ def counts_from_extruct(syntax: str, items: list[Any]) -> tuple[int, int]:
     raise ValueError(f"extruct has no syntax {syntax!r}")
 
 
-def _patch_mf2py() -> None:
-    """Make mf2py's classic-microformat rules copy lazily; same output, ~6x faster.
-
-    mf2py 2.0's backcompat rule deep-copies every descendant of a classic root (hentry,
-    vcard, ...) once per rule just in case an ``e-*`` property needs the original HTML,
-    which makes a WordPress post (``<article class="hentry">``) cost up to 2 s. The
-    replacement takes the same copy, at the same moment (before the class change), only
-    when it is kept. Identical items on the corpus (tests/test_extract_corpus.py
-    compares with the original rule).
-    """
-    if getattr(_mf2_backcompat, "_spitag_lazy_copy", False):
-        return
-
-    def make_classes_rule(old_classes: list[str], new_classes: list[str]) -> Any:
-        def rule(child: Any, **kwargs: Any) -> None:
-            child_classes = child.get("class", [])[:]
-            if all(cl in child_classes for cl in old_classes):
-                child_classes.extend([cl for cl in new_classes if cl not in child_classes])
-                if _mf2_has_embedded_class(child_classes) and child.original is None:
-                    child.original = copy.copy(child)
-                child["class"] = child_classes
-
-        return rule
-
-    _mf2_backcompat._spitag_original_rule = _mf2_backcompat._make_classes_rule
-    _mf2_backcompat._make_classes_rule = make_classes_rule
-
-    # apply_rules deep-copies a classic root before rewriting its classes, so that the
-    # document stays as it was for whatever reads it later. Nothing does for an
-    # outermost root of microformat_document (a child of its marked <body>): mf2py
-    # goes on with the root's next sibling, and extruct keeps only the items. There
-    # the copy (the whole article of a WordPress post) is skipped.
-    copy_module = _mf2_backcompat.copy
-    apply_rules = _mf2_backcompat.apply_rules
-
-    def apply_rules_outermost_in_place(el: Any, html_parser: Any, filtered_roots: Any) -> Any:
-        parent = el.parent
-        if parent is None or parent.name != "body" or not parent.has_attr(_ROOTS_MARK):
-            return apply_rules(el, html_parser, filtered_roots)
-        _mf2_backcompat.copy = _NoCopy  # the one copy apply_rules makes: of el itself
-        try:
-            return apply_rules(el, html_parser, filtered_roots)
-        finally:
-            _mf2_backcompat.copy = copy_module
-
-    _mf2_backcompat.apply_rules = apply_rules_outermost_in_place
-    _mf2_backcompat._spitag_lazy_copy = True
-
-
-class _NoCopy:
-    """Stands for the ``copy`` module inside mf2py's apply_rules (see _patch_mf2py)."""
-
-    @staticmethod
-    def copy(value: Any) -> Any:
-        return value
-
-
-# the unpatched rule, for tests that compare with plain extruct
-ORIGINAL_MF2PY_CLASSES_RULE = getattr(
-    _mf2_backcompat, "_spitag_original_rule", getattr(_mf2_backcompat, "_make_classes_rule", None)
-)
-if PATCH_MF2PY and hasattr(_mf2_backcompat, "_make_classes_rule"):
-    _patch_mf2py()
+# mf2py's classic-microformat rules, made cheaper (same output): spitag.compat
+ORIGINAL_MF2PY_CLASSES_RULE = compat.original_mf2py_classes_rule()
+if PATCH_MF2PY:
+    compat.patch_mf2py(ROOTS_MARK)
 
 _MICRODATA = MicrodataExtractor()
 _OPENGRAPH = OpenGraphExtractor()
@@ -1015,14 +956,13 @@ def microformat_document(root: Any) -> str:
     base = next((el.get("href") for el in root.iter("base") if el.get("href")), None)
     if base:
         parts.append(f'<base href="{_attr(base)}">')
-    parts.append(f"</head><body {_ROOTS_MARK}>")
+    parts.append(f"</head><body {ROOTS_MARK}>")
     for el in outer:
         _write_html(el, parts)
     parts.append("</body></html>")
     return "".join(parts)
 
 
-_ROOTS_MARK = "data-spitag-roots"  # on microformat_document's <body>: see _patch_mf2py
 
 # Elements libxml2's HTML parser never gives content (its list, not HTML5's: <source>,
 # <track>, <wbr>, <embed> take an end tag, or what follows would become their content).

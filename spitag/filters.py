@@ -40,7 +40,7 @@ from spitag.errors import BadInputError
 from spitag.urls import Scope, host_of
 
 if TYPE_CHECKING:
-    from scrapy.settings import BaseSettings
+    from spitag.options import Options
 
 _DIGITS = re.compile(r"\d+")
 
@@ -96,8 +96,34 @@ def skip_extensions(value: Any) -> frozenset[str]:
     return frozenset(f".{word}" for word in found)
 
 
-def _default(value: int | None, default: int | None) -> int | None:
-    return default if value is None else value
+# -- readers of the settings (spitag.options) ------------------------------------------
+def rules_setting(name: str, raw: Any, _: Any = None) -> list[str]:
+    return read_rules(name, raw)
+
+
+def domains_setting(name: str, raw: Any, _: Any = None) -> list[str]:
+    return domain_rules(name, raw)
+
+
+def extensions_setting(name: str, raw: Any, _: Any = None) -> frozenset[str]:
+    return skip_extensions(raw)
+
+
+def regex_setting(name: str, raw: Any, _: Any = None) -> list[str]:
+    rules = read_rules(name, raw)
+    for rule in rules:
+        compile_rule(rule)
+    return rules
+
+
+def compile_rule(rule: str) -> tuple[bool, re.Pattern[str]]:
+    """A Nutch regex rule: ``+pattern`` accepts, ``-pattern`` rejects."""
+    if rule[0] not in "+-":
+        raise BadInputError(f"SPITAG_REGEX_RULES: a rule starts with + or -, not {rule!r}")
+    try:
+        return rule[0] == "+", re.compile(rule[1:])
+    except re.error as exc:
+        raise BadInputError(f"SPITAG_REGEX_RULES: bad pattern {rule[1:]!r}: {exc}") from None
 
 
 def _domain_matches(host: str, domains: frozenset[str]) -> bool:
@@ -163,50 +189,26 @@ class UrlFilter:
         self.suffixes = tuple(s.lower() for s in suffixes)
         self.extensions = tuple(extensions)  # dotted: ".pdf", ".tar.gz"
         self.prefixes = tuple(prefixes)
-        self.regex: list[tuple[bool, re.Pattern[str]]] = []
-        for rule in regex_rules:
-            if rule[0] not in "+-":
-                raise BadInputError(f"SPITAG_REGEX_RULES: a rule starts with + or -, not {rule!r}")
-            try:
-                self.regex.append((rule[0] == "+", re.compile(rule[1:])))
-            except re.error as exc:
-                raise BadInputError(f"SPITAG_REGEX_RULES: bad pattern {rule[1:]!r}: {exc}") from None
+        self.regex = [compile_rule(rule) for rule in regex_rules]
         self.max_depth = max_depth
         self.max_pages_per_host = max_pages_per_host
         self.per_host: dict[str, set[int]] = {}
         self.traps = traps or TrapGuard()
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings, scope: Scope) -> UrlFilter:
-        def limit(name: str, minimum: int = 0) -> int | None:
-            raw = settings.get(name)
-            if raw is None or (isinstance(raw, str) and not raw.strip()):
-                return None  # not set: no limit
-            try:
-                value = int(raw)
-            except (TypeError, ValueError):
-                raise BadInputError(f"setting {name}={raw!r} is not a whole number") from None
-            if value < minimum:
-                raise BadInputError(f"setting {name}={raw!r} must " + (
-                    "not be negative" if minimum == 0 else f"be at least {minimum}"))
-            return value
-
+    def from_options(cls, options: Options, scope: Scope) -> UrlFilter:
         return cls(
             scope,
-            max_url_length=settings.getint("SPITAG_MAX_URL_LENGTH"),
-            allowed_domains=domain_rules("SPITAG_ALLOWED_DOMAINS", settings.get("SPITAG_ALLOWED_DOMAINS")),
-            forbidden_domains=domain_rules("SPITAG_FORBIDDEN_DOMAINS", settings.get("SPITAG_FORBIDDEN_DOMAINS")),
-            suffixes=read_rules("SPITAG_SUFFIX_RULES", settings.get("SPITAG_SUFFIX_RULES")),
-            extensions=skip_extensions(settings.get("SPITAG_SKIP_EXTENSIONS")),
-            prefixes=read_rules("SPITAG_PREFIX_RULES", settings.get("SPITAG_PREFIX_RULES")),
-            regex_rules=read_rules("SPITAG_REGEX_RULES", settings.get("SPITAG_REGEX_RULES")),
-            max_depth=_default(limit("SPITAG_MAX_DEPTH"), limit("DEPTH_LIMIT") or None),
-            max_pages_per_host=limit("SPITAG_MAX_PAGES_PER_HOST"),
-            traps=TrapGuard(
-                # (a segment seen once is no repeat: below 2, every path would be a trap)
-                max_repeats=_default(limit("SPITAG_TRAP_MAX_REPEATS", minimum=2), 3),
-                max_chain=_default(limit("SPITAG_TRAP_MAX_CHAIN", minimum=1), 30),
-            ),
+            max_url_length=options.max_url_length,
+            allowed_domains=options.allowed_domains,
+            forbidden_domains=options.forbidden_domains,
+            suffixes=options.suffix_rules,
+            extensions=options.skip_extensions,
+            prefixes=options.prefix_rules,
+            regex_rules=options.regex_rules,
+            max_depth=options.max_depth,
+            max_pages_per_host=options.max_pages_per_host,
+            traps=TrapGuard(max_repeats=options.trap_max_repeats, max_chain=options.trap_max_chain),
         )
 
     def reason(self, url: str, depth: int) -> str | None:

@@ -68,6 +68,11 @@ def processes_setting(value: Any, cores: int | None = None) -> int:
     return number
 
 
+def processes_option(name: str, raw: Any, _: Any = None) -> int:
+    """The reader of ``SPITAG_EXTRACT_PROCESSES`` (spitag.options)."""
+    return processes_setting(raw)
+
+
 class ProfilePool:
     """``await pool.profile(job)``: the job's Profile, from a worker process if one
     answers, else computed here. Never raises for a page (``profile_html`` does not)."""

@@ -1,29 +1,34 @@
-"""Every page a frontier spider fetched comes to an end, whatever its callback does.
+"""Every page a SpiTag crawl fetched comes to an end, and each end is one event.
 
-A frontier URL's lease is acknowledged when the store commits the page's item
-(``batch_stored``) or when the URL ends without one (``url_settled``). A callback that
-raised before yielding the page's item, or that yielded none (a spider of the user's,
-derived from SpiTag's, with a ``parse`` of its own), used to leave the lease held: it
-was renewed for as long as a download may run (half an hour), then reaped and fetched
-again, and the crawl waited on it all that time. This spider middleware closes that gap:
+A page ends in one of five ways (``PageEnd.kind``):
 
-* the callback raised before the page's item: the error is logged and counted as
-  Scrapy does (``Spider error processing``, the ``spider_error`` signal, so that
-  ``CLOSESPIDER_ERRORCOUNT`` counts it, and ``spider_exceptions/*``), and the page is
-  recorded as failed (its status, ``error`` "callback ValueError: …") by the spider's
-  ``callback_failure_item``; a spider without one settles the URL, with no row;
-* the callback ended without the page's item: the URL is settled (done, no row) and
-  counted (``spitag/pages/no_item``).
+* ``stored`` — its item was committed by the store (``spitag.pipeline``);
+* ``settled`` — it ends without a row: forbidden by robots.txt, its item dropped by a
+  pipeline before the store, or its callback gave none;
+* ``set_aside`` — not sent: its host is down (``spitag.politeness``); it goes back to
+  the queue for when the host is tried again;
+* ``retry_later`` — its download failed and it waits, still leased, for another try
+  (``spitag.retry``);
+* ``canonical`` — a page fetched under another URL named this one its canonical: it is
+  done too, never fetched.
 
-A callback that raised after the page's item is left to Scrapy: the item is stored and
-acknowledged as usual. Items that a pipeline drops are the store pipeline's to settle
-(``pipelines.store``). The middleware runs closest to the spider (order 950), so that
-it sees the callback's output and exceptions first.
+``end(crawler, kind, urls)`` sends the ``page_ended`` signal; its one owner, this
+worker's leases (``spitag.leases``), tells the frontier.
+
+``PageOutcomeMiddleware`` makes sure a page whose callback misbehaves ends all the
+same: a callback (a spider derived from SpiTag's) that raised before yielding the
+page's item has the error logged and counted as Scrapy does (``Spider error
+processing``, ``spider_error``, ``spider_exceptions/*``, so ``CLOSESPIDER_ERRORCOUNT``
+counts it) and the page recorded as failed by the spider's ``callback_failure_item``;
+one that yielded no item for its page is settled and counted (``spitag/pages/no_item``).
+A callback that raised after the page's item is left to Scrapy. The middleware runs
+closest to the spider (order 950), so that it sees the callback's output first.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -32,18 +37,32 @@ from scrapy.exceptions import CloseSpider
 from scrapy.utils.log import failure_to_exc_info, logformatter_adapter
 from twisted.python.failure import Failure
 
-from spitag.frontier import uses_frontier
-from spitag.signals import url_settled
+from spitag import meta
+from spitag.signals import page_ended
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Iterable
+    from collections.abc import AsyncIterator, Iterable, Sequence
 
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
 
-ITEM_OUT = "spitag_item_out"  # response.meta: the page's item, or its failure record, was yielded
+STORED, SETTLED, SET_ASIDE, RETRY_LATER, CANONICAL = "stored", "settled", "set_aside", "retry_later", "canonical"
+
+
+@dataclass(frozen=True)
+class PageEnd:
+    kind: str
+    urls: tuple[str, ...]
+    seconds: float = 0.0  # retry_later: until the URL is due again
+    depth: int = 0  # canonical: the depth of the page fetched under another URL
+
+
+def end(crawler: Crawler, kind: str, urls: Sequence[str], *, seconds: float = 0.0, depth: int = 0) -> None:
+    """Tell the crawl that these pages came to an end (see the module docstring)."""
+    if urls:
+        crawler.signals.send_catch_log(page_ended, end=PageEnd(kind, tuple(urls), seconds, depth))
 
 
 class PageOutcomeMiddleware:
@@ -54,37 +73,32 @@ class PageOutcomeMiddleware:
     def from_crawler(cls, crawler: Crawler) -> PageOutcomeMiddleware:
         return cls(crawler)
 
-    def _page_url(self, response: Response) -> str | None:
-        """The frontier URL the response answers, when the spider crawls a frontier."""
-        if not uses_frontier(self.crawler.spider):
-            return None
-        return response.meta.get("spitag_url")
 
     async def process_spider_output(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        url = self._page_url(response)
+        url = meta.url_of(response)
         async for output in result:
             if url is not None and ItemAdapter.is_item(output) and ItemAdapter(output).get("url") == url:
-                response.meta[ITEM_OUT] = True
+                response.meta[meta.ITEM_OUT] = True
             yield output
-        if url is not None and not response.meta.get(ITEM_OUT):
+        if url is not None and not response.meta.get(meta.ITEM_OUT):
             stats = self.crawler.stats
             first = not stats.get_value("spitag/pages/no_item")
             logger.log(logging.WARNING if first else logging.DEBUG,
                        "the callback gave no item for %s: done, not stored%s", url,
                        " (stat spitag/pages/no_item counts such pages)" if first else "")
             stats.inc_value("spitag/pages/no_item")
-            self.crawler.signals.send_catch_log(url_settled, url=url, spider=self.crawler.spider)
+            end(self.crawler, SETTLED, [url])
 
     def process_spider_exception(self, response: Response, exception: Exception) -> Iterable[Any] | None:
-        url = self._page_url(response)
-        if url is None or response.meta.get(ITEM_OUT) or isinstance(exception, CloseSpider):
+        url = meta.url_of(response)
+        if url is None or response.meta.get(meta.ITEM_OUT) or isinstance(exception, CloseSpider):
             return None  # Scrapy's own handling: the item, if any, is stored as usual
         failure = Failure(exception, exception.__class__, exception.__traceback__)
         self._log_spider_error(failure, response)
-        response.meta[ITEM_OUT] = True
+        response.meta[meta.ITEM_OUT] = True
         record = getattr(self.crawler.spider, "callback_failure_item", None)
         if record is None:
-            self.crawler.signals.send_catch_log(url_settled, url=url, spider=self.crawler.spider)
+            end(self.crawler, SETTLED, [url])
             return []
         return [record(response, failure)]
 

@@ -21,8 +21,16 @@ against 14–15; shared, 12–15).
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 from collections import deque
+from typing import Any
+
+from spitag import compat
+from spitag.urls import host_of
+
+logger = logging.getLogger(__name__)
 
 WINDOW = 32  # the last answers the rate and latency are measured over
 
@@ -83,3 +91,61 @@ class UnscoredLimit:
         if needed is None:
             return min(self.max_unscored, 2 * self.backlog + 1 if self.start is None else self.start)
         return min(self.max_unscored, self.backlog + 1 + math.ceil(2 * needed))
+
+
+class Pace:
+    """The scheduler's view of the pages between request and score: the adaptive limit
+    (``UnscoredLimit``, fed with each answer's latency and the workers sharing this
+    machine) against the pages in Scrapy's downloader and spider now."""
+
+    def __init__(self, crawler: Any, max_unscored: int, max_backlog: int, pop_batch: int) -> None:
+        from scrapy import signals
+
+        from spitag.signals import workers_here
+
+        self.crawler = crawler
+        self.pop_batch = pop_batch
+        self.limit = UnscoredLimit(max_unscored, max_backlog)
+        crawler.signals.connect(self._answered, signal=signals.response_received)
+        crawler.signals.connect(self._workers_here, signal=workers_here)
+
+    def _answered(self, response: Any, request: Any = None, spider: Any = None) -> None:
+        latency = request.meta.get("download_latency") if request is not None else None
+        if latency is not None:
+            self.limit.answered(time.monotonic(), float(latency))
+
+    def _workers_here(self, count: int) -> None:
+        changed = count != self.limit.workers_here
+        self.limit.share(count)
+        if changed and self.limit.max_backlog:
+            logger.info("%d worker(s) of this crawl on this machine: this one keeps %d of the "
+                        "%d pages of profile backlog", count, self.limit.backlog, self.limit.max_backlog)
+
+    def room(self) -> tuple[int, int]:
+        """(how many more pages may be requested now, the limit): pages downloading or
+        downloaded and not yet through the spider (profile, score) count against it.
+        Popping no more keeps the choice of the next pages as late as it can be, with
+        the scores of every page fetched before."""
+        limit = self.limit.limit()
+        if not limit:
+            return self.pop_batch, limit
+        stats = self.crawler.stats
+        stats.min_value("spitag/frontier/unscored_limit_min", limit)
+        stats.max_value("spitag/frontier/unscored_limit_max", limit)
+        engine = getattr(self.crawler, "engine", None)
+        in_spider = compat.pages_in_spider(engine)
+        if in_spider is None:
+            return self.pop_batch, limit
+        return limit - len(compat.downloads_active(engine)) - in_spider, limit
+
+    def busy_hosts(self) -> dict[str, int]:
+        """Per host, this worker's requests in Scrapy's downloader: downloading, or
+        waiting there for one of the host's places or its delay (spitag.politeness).
+        The frontier gives a host only what its places can take besides them: without
+        that, pops of a slow host's URLs pile up in the downloader and hold up every
+        other host (Scrapy counts them against CONCURRENT_REQUESTS while they wait)."""
+        busy: dict[str, int] = {}
+        for request in compat.downloads_active(getattr(self.crawler, "engine", None)):
+            host = host_of(request.url)
+            busy[host] = busy.get(host, 0) + 1
+        return busy

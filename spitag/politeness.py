@@ -77,24 +77,25 @@ from scrapy.utils.misc import load_object
 from twisted.internet import task
 from twisted.internet.defer import Deferred, succeed
 
-from spitag.aio import running_reactor
+from spitag import compat, meta
+from spitag.aio import every, running_reactor, stop
 from spitag.errors import FrontierUnavailableError
-from spitag.frontier.base import BACK_OFF_KEEP, FAILING_HOSTS, FailureCounts
-from spitag.signals import frontier_opened
+from spitag.frontier.records import BACK_OFF_KEEP, FAILING_HOSTS, FailureCounts
+from spitag.options import Options
+from spitag.outage import Outage
+from spitag.signals import frontier_closing, frontier_opened
 from spitag.throttle import HostThrottle
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from spitag.frontier import Frontier
+    from spitag.frontier import Frontier, HostGate
 
 logger = logging.getLogger(__name__)
 
 DELAYS_REFRESH = 10.0  # seconds between reloads of the per-host delays
 MAX_CRAWL_DELAY = 120.0  # a robots.txt asking for more is capped (and the host crawled slowly)
-HELD = "spitag_host_slot"  # request.meta: the host whose download slot the request holds
-SHARED = "spitag_host_place"  # request.meta: the token of its place in the shared frontier
 # A place in the shared frontier lasts the frontier's lease (SPITAG_LEASE_SECONDS), at
 # most SHARED_HOLD seconds, unless renewed (three times a hold while the download
 # runs): how long a dead worker's places stay taken, as its leases do.
@@ -154,40 +155,35 @@ class HostConcurrency:
             self.active.pop(host, None)
 
 
-def host_delay_setting(settings: Any) -> float:
-    """Seconds between two requests to one host: ``SPITAG_HOST_DELAY`` when set,
-    else ``DOWNLOAD_DELAY``."""
-    value = settings.get("SPITAG_HOST_DELAY")
-    return float(settings.getfloat("DOWNLOAD_DELAY") if value in (None, "") else value)
-
-
 class PolitenessMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.default_delay = host_delay_setting(crawler.settings)
+        options = Options.of(crawler)
+        self.outage = Outage.of(crawler, "frontier")
+        self.default_delay = options.host_delay
         self.throttle = HostThrottle.from_settings(crawler.settings, self.default_delay)
         self.throttle_debug = crawler.settings.getbool("AUTOTHROTTLE_DEBUG")
-        self.frontier: Frontier | None = None
+        self.gate: HostGate | None = None
+        self.owner = ""
         self.delays: dict[str, float] = {}
         self.loaded = 0.0
         self.user_agent = crawler.settings.get("ROBOTSTXT_USER_AGENT") or crawler.settings.get("USER_AGENT")
         self.slots = HostConcurrency(crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"))
         self.places: dict[str, str] = {}  # token → host: the places held in a shared frontier
         self.tokens = itertools.count(1)
-        self.renewal: task.LoopingCall | None = None
-        self.hold = SHARED_HOLD
+        self.loops: list[Any] = []
+        self.hold = min(options.lease_seconds, SHARED_HOLD)
         self.local_next: dict[str, float] = {}  # the delay gate while the frontier is down
         self.local_limit = LOCAL_GATES
-        self.down = False
         self.unreleased: list[tuple[str, str]] = []
         self.napping: dict[str, dict[Deferred, Any]] = {}  # host → its requests waiting in line
-        self.max_pause = max(crawler.settings.getfloat("SPITAG_MAX_RETRY_AFTER"), 0.0)
-        self.refusal_retries = refusal_retries(crawler.settings)
+        self.max_pause = options.max_retry_after
+        self.refusal_retries = options.refusal_retries
         self.paused: dict[str, float] = {}  # host → until when (monotonic) it asked to be left alone
         # host → when (monotonic) the last back-off this worker knows of ends (back_off)
         self.backing_off: dict[str, float] = {}
-        self.max_failures = max(crawler.settings.getint("SPITAG_HOST_FAILURES"), 0)
-        self.down_seconds = crawler.settings.getfloat("SPITAG_HOST_DOWN_SECONDS")
+        self.max_failures = options.host_failures
+        self.down_seconds = options.host_down_seconds
         self.hosts_down: dict[str, float] = {}  # host → until when (monotonic) it is set aside
         # hosts with failures in a row (or set aside before) in the frontier, as far as
         # this worker knows: an answer of one is told (host_answered)
@@ -199,7 +195,7 @@ class PolitenessMiddleware:
             load_object(x) if isinstance(x, str) else x for x in crawler.settings.getlist("RETRY_EXCEPTIONS")
         )
         crawler.signals.connect(self._opened, signal=frontier_opened)
-        crawler.signals.connect(self._closed, signal=signals.spider_closed)
+        crawler.signals.connect(self._closing, signal=frontier_closing)
         crawler.signals.connect(self._robots_parsed, signal=signals.robots_parsed)
         crawler.signals.connect(self._left_downloader, signal=signals.request_left_downloader)
 
@@ -208,54 +204,46 @@ class PolitenessMiddleware:
         return cls(crawler)
 
     def _opened(self, frontier: Frontier) -> None:
-        self.frontier = frontier
+        self.gate, self.owner = frontier.gate, frontier.owner
         # Scrapy's downloader spaces requests per slot by DOWNLOAD_DELAY, randomized,
         # after this middleware: that would shift a request past its reservation. The
-        # gate takes over the delay, so the downloader's own is set to 0 (it keeps no
-        # public switch for this; its default delay and existing slots are reset).
-        downloader = getattr(getattr(self.crawler, "engine", None), "downloader", None)
-        if downloader is not None:
-            downloader._delay = 0.0
-            for slot in getattr(downloader, "slots", {}).values():
-                slot.delay = 0.0
-        self.hold = min(frontier.lease_seconds, SHARED_HOLD)
-        if frontier.shares_hosts and self.renewal is None:
-            self.renewal = task.LoopingCall(self._renew)
-            self.renewal.clock = running_reactor()
-            self.renewal.start(self.hold / 3, now=False)
+        # gate takes over the delay.
+        compat.no_downloader_delay(getattr(self.crawler, "engine", None))
+        if self.gate.shares_places:
+            self.loops.append(every(self.hold / 3, self._renew))
 
-    def _closed(self, spider: Any = None) -> None:
-        if self.renewal is not None and self.renewal.running:
-            self.renewal.stop()
-        self.renewal = None
+    def _closing(self, frontier: Frontier) -> None:
+        stop(self.loops)
+        self.gate = None
 
     def _renew(self) -> None:
-        if self.places and self.frontier is not None:
-            self._ask(self.frontier.hold_hosts, [(h, t) for t, h in self.places.items()], self.hold)
+        if self.places and self.gate is not None:
+            self._ask(self.gate.hold, [(h, t) for t, h in self.places.items()], self.hold)
 
     def _ask(self, fn: Any, *args: Any) -> Any:
-        """A frontier call of politeness: None while the frontier is unreachable."""
+        """A call of the frontier's gate: None while the frontier is out (``spitag.outage``);
+        this worker holds its own limits meanwhile."""
+        if not self.outage.ready():
+            return None
         try:
             while self.unreleased:  # places given back while it was down: first, really
-                self.frontier.leave_host(*self.unreleased[-1])
+                self.gate.leave(*self.unreleased[-1])
                 self.unreleased.pop()
             result = fn(*args)
         except FrontierUnavailableError as exc:
-            if not self.down:
-                self.down = True
-                logger.warning("politeness: %s; this worker holds its own limits meanwhile", exc)
+            self.outage.failed(exc)
             return None
-        self.down = False
+        self.outage.answered()
         return result
 
     def delay_for(self, host: str) -> float:
         """The host's delay: its own (robots.txt Crawl-delay) or the default, or the one
         AutoThrottle set from its latency when that is longer."""
-        if self.frontier is None:
+        if self.gate is None:
             return 0.0
         now = time.monotonic()
         if now - self.loaded > DELAYS_REFRESH:
-            delays = self._ask(self.frontier.host_delays)
+            delays = self._ask(self.gate.delays)
             if delays is not None:  # (unreachable: the delays known so far hold)
                 self.delays = delays
             self.loaded = now
@@ -274,8 +262,8 @@ class PolitenessMiddleware:
 
     def set_delay(self, host: str, delay: float) -> None:
         """Record a host's own delay (robots.txt Crawl-delay) for every worker."""
-        if self.frontier is not None:
-            self._ask(self.frontier.set_host_delay, host, delay)
+        if self.gate is not None:
+            self._ask(self.gate.set_delay, host, delay)
             self.delays[host] = delay
 
     async def process_request(self, request: Request, spider: Any = None) -> None:
@@ -298,9 +286,9 @@ class PolitenessMiddleware:
             if held:
                 self.slots.leave(host)
             raise
-        request.meta[HELD] = host  # given back when the request leaves the downloader
+        request.meta[meta.HOST_SLOT] = host  # given back when the request leaves the downloader
         if token is not None:
-            request.meta[SHARED] = token
+            request.meta[meta.HOST_PLACE] = token
         return None
 
     async def _share(self, host: str) -> str | None:
@@ -308,14 +296,14 @@ class PolitenessMiddleware:
         frontier: its token, or None (nothing shared, or the frontier unreachable).
         While every place is taken the request waits in the host's line, asking again
         every 0.05 s when a place would be its own, less often further back."""
-        frontier = self.frontier
-        if frontier is None or not frontier.shares_hosts:
+        gate = self.gate
+        if gate is None or not gate.shares_places:
             return None
-        token = f"{frontier.owner}#{next(self.tokens)}"
+        token = f"{self.owner}#{next(self.tokens)}"
         far, started, asked = POLL_FIRST, time.monotonic(), 0
         try:
             while True:
-                line = self._ask(frontier.enter_host, host, token, self.slots.limit, self.hold)
+                line = self._ask(gate.enter, host, token, self.slots.limit, self.hold)
                 if line is None:  # this worker's own limit holds meanwhile; the place may
                     self.unreleased.append((host, token))  # have been taken as the link broke
                     return None
@@ -332,7 +320,7 @@ class PolitenessMiddleware:
                     await self._nap(host, far)
                     far = min(far * 1.5, POLL_MAX)
         except BaseException:  # cancelled in line: its turn goes to the next
-            self._ask(frontier.leave_host, host, token)
+            self._ask(gate.leave, host, token)
             raise
         self.places[token] = host
         if asked:
@@ -364,9 +352,9 @@ class PolitenessMiddleware:
 
     def _leave_shared(self, token: str) -> None:
         host = self.places.pop(token, None)
-        if host is not None and self.frontier is not None:
-            self._ask(self.frontier.leave_host, host, token)
-            if self.down:  # unreachable: given back once it answers again
+        if host is not None and self.gate is not None:
+            self._ask(self.gate.leave, host, token)
+            if self.outage.down:  # unreachable: given back once it answers again
                 self.unreleased.append((host, token))
             else:
                 self._wake(host)
@@ -386,7 +374,7 @@ class PolitenessMiddleware:
             return
         waited = 0.0
         while True:
-            wait = self._ask(self.frontier.acquire, host, delay)
+            wait = self._ask(self.gate.acquire, host, delay)
             if wait is None:
                 now = time.monotonic()
                 wait = self.local_next.get(host, 0.0) - now
@@ -411,10 +399,10 @@ class PolitenessMiddleware:
             self.local_limit = max(LOCAL_GATES, 2 * len(self.local_next))
 
     def _give_back(self, request: Request) -> None:
-        token = request.meta.pop(SHARED, None)
+        token = request.meta.pop(meta.HOST_PLACE, None)
         if token is not None:
             self._leave_shared(token)  # first, so that the next request here finds it free
-        host = request.meta.pop(HELD, None)
+        host = request.meta.pop(meta.HOST_SLOT, None)
         if host is not None:
             self.slots.leave(host)
 
@@ -446,7 +434,7 @@ class PolitenessMiddleware:
         elif host in self.backing_off and time.monotonic() - sent_ago >= self.backing_off[host]:
             # sent after the back-off this worker knows of ended, and served: the count
             # starts over (unless another worker's back-off began since)
-            ended = True if self.frontier is None else self._ask(self.frontier.end_back_off, host, sent_ago)
+            ended = True if self.gate is None else self._ask(self.gate.end_back_off, host, sent_ago)
             if ended:
                 del self.backing_off[host]
         return response
@@ -465,8 +453,7 @@ class PolitenessMiddleware:
         each; a refusal of a request already out when the last back-off began adds
         nothing. While the frontier is unreachable, this worker pauses itself once."""
         base = max(self.delay_for(host), 1.0)
-        seconds = None if self.frontier is None else self._ask(
-            self.frontier.back_off, host, sent_ago, base, self.max_pause)
+        seconds = None if self.gate is None else self._ask(self.gate.back_off, host, sent_ago, base, self.max_pause)
         counted = seconds is not None  # (and the frontier paused the host)
         if not counted:
             seconds = base
@@ -487,8 +474,8 @@ class PolitenessMiddleware:
         if len(self.paused) >= LOCAL_GATES:
             self.paused = {h: t for h, t in self.paused.items() if t > now}
         self.paused[host] = now + seconds
-        if shared and self.frontier is not None:
-            self._ask(self.frontier.pause_host, host, seconds)
+        if shared and self.gate is not None:
+            self._ask(self.gate.pause, host, seconds)
         self.crawler.stats.inc_value("spitag/politeness/retry_after_pauses")
         self.crawler.stats.max_value("spitag/politeness/retry_after_max_s", round(seconds, 3))
         logger.info("%s answered %s: it is left alone for %.1f s", host, status, seconds)
@@ -521,8 +508,8 @@ class PolitenessMiddleware:
         if self.hosts_down.get(host, 0.0) > now:
             return  # down already: the downloads that were out add nothing
         failure = None
-        if self.frontier is not None:
-            failure = self._ask(self.frontier.host_failed, host, self.max_failures, self.down_seconds)
+        if self.gate is not None:
+            failure = self._ask(self.gate.failed, host, self.max_failures, self.down_seconds)
         if failure is None:
             failure = self.own_failures.failed(host, self.max_failures, self.down_seconds)
         if len(self.failing) >= FAILING_HOSTS:
@@ -551,11 +538,11 @@ class PolitenessMiddleware:
         """Whether ``host`` has failures in a row (or was set aside) as far as this
         worker knows: its own failures, and the frontier's list of failing hosts (every
         worker's, where workers share it), reloaded every ``DELAYS_REFRESH`` seconds."""
-        frontier = self.frontier
-        if frontier is not None:
+        gate = self.gate
+        if gate is not None:
             now = time.monotonic()
             if now - self.failing_loaded > DELAYS_REFRESH:
-                hosts = self._ask(frontier.failing_hosts)
+                hosts = self._ask(gate.failing)
                 if hosts is not None:
                     self.failing = set(hosts) if len(hosts) < FAILING_HOSTS else set()
                 self.failing_loaded = now
@@ -565,18 +552,10 @@ class PolitenessMiddleware:
         """``host`` answered: its failures in a row start over, for every worker."""
         self.failing.discard(host)
         self.own_failures.answered(host)
-        if self.frontier is not None:
-            self._ask(self.frontier.host_answered, host)
-            if self.down:  # unreachable: told once the frontier answers again
+        if self.gate is not None:
+            self._ask(self.gate.answered, host)
+            if self.outage.down:  # unreachable: told once the frontier answers again
                 self.failing.add(host)
-
-
-def refusal_retries(settings: Any) -> int:
-    """How many times a page refused with 429 or 503 is asked again:
-    ``SPITAG_REFUSAL_RETRIES``, while pauses are on (``SPITAG_MAX_RETRY_AFTER`` > 0)."""
-    if settings.getfloat("SPITAG_MAX_RETRY_AFTER") <= 0:
-        return 0
-    return max(settings.getint("SPITAG_REFUSAL_RETRIES"), 0)
 
 
 def retry_after(value: bytes | None) -> float | None:

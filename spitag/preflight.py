@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from spitag.config import CrawlConfig
+from spitag import parts
 from spitag.errors import BackendUnavailableError, BadInputError
-from spitag.scrapy_settings import check_scrapy_settings
-from spitag.scoring import STRATEGIES, strategy_from_settings, syntax_weights
-from spitag.seeds import load_seeds
-from spitag.store import sqlite_path
 from spitag.filters import UrlFilter
 from spitag.logfilters import LEVEL_NAMES, is_level
+from spitag.options import Options
+from spitag.scrapy_settings import check_scrapy_settings
+from spitag.seeds import load_seeds
+from spitag.store import sqlite_path
 from spitag.urls import Scope, redact
 
 if TYPE_CHECKING:
@@ -31,23 +31,20 @@ FRONTIER_SCHEMES = ("sqlite", "redis", "rediss", "unix")
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
 
 
-def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> CrawlConfig:
-    """Validate seeds, settings and strategy; BadInputError names what is wrong."""
+def check_input(settings: BaseSettings, spargs: dict[str, Any]) -> Options:
+    """Validate seeds and settings; BadInputError names what is wrong. Every SpiTag
+    setting is read (``spitag.options``: a bad knob of a strategy not chosen is a
+    mistake too, and a name that is not declared is refused)."""
     check_log_level(settings)
     check_scrapy_settings(settings)
+    parts.check_components(settings)
+    options = Options(settings)
     seeds = load_seeds(spargs.get("seeds"))
     check_crawl_name(spargs.get("crawl"))
-    config = CrawlConfig.from_settings(settings)
-    strategy_from_settings(settings)
-    # a bad knob of another strategy is a mistake too (and the frontier's host rank reads
-    # SPITAG_SCORE_HALF whatever the strategy)
-    for strategy in STRATEGIES.values():
-        strategy.from_settings(settings)
-    syntax_weights(settings)
-    UrlFilter.from_settings(settings, Scope(config.scope, seeds))
-    check_backend_url("SPITAG_FRONTIER", config.frontier_url, FRONTIER_SCHEMES)
-    check_backend_url("SPITAG_STORE", config.store_url, STORE_SCHEMES)
-    return config
+    UrlFilter.from_options(options, Scope(options.scope, seeds))
+    check_backend_url("SPITAG_FRONTIER", options.frontier, FRONTIER_SCHEMES)
+    check_backend_url("SPITAG_STORE", options.store, STORE_SCHEMES)
+    return options
 
 
 def check_log_level(settings: BaseSettings) -> None:
@@ -99,9 +96,9 @@ def _check_url_parts(setting: str, url: str) -> None:
         raise BadInputError(f"{setting}={redact(url)!r} names no host")
 
 
-def check_backends(config: CrawlConfig) -> None:
+def check_backends(options: Options) -> None:
     """Reach every backend once, writing nothing; BackendUnavailableError if one can't be."""
-    for setting, url in (("SPITAG_FRONTIER", config.frontier_url), ("SPITAG_STORE", config.store_url)):
+    for setting, url in (("SPITAG_FRONTIER", options.frontier), ("SPITAG_STORE", options.store)):
         scheme = urlsplit(url).scheme.lower()
         if scheme == "sqlite":
             path = sqlite_path(url, setting).resolve()
@@ -116,7 +113,7 @@ def check_backends(config: CrawlConfig) -> None:
 
             ping(url)
         else:
-            from spitag.frontier.redis import ping
+            from spitag.frontier.redis.db import ping
 
             ping(url)
 

@@ -10,15 +10,15 @@ Settings:
 
 What is shown: pages fetched in this run and the rate (pages/min over the last
 interval), URLs stored (committed by the store pipeline), the frontier's queued /
-leased / done (``Frontier.counts()``, shared by every worker of the crawl; and, when
+leased / done (``UrlQueue.counts()``, shared by every worker of the crawl; and, when
 there are any, the URLs retrying: failed, to be tried again later), the hosts
 this run fetched from, and the semantic items per page so far (sum of
 ``semantic.total`` / pages that answered 2xx, in this run).
 
-``Frontier.counts()`` is a ``COUNT … GROUP BY`` on SQLite, so it is asked at most once
+``UrlQueue.counts()`` is a ``COUNT … GROUP BY`` on SQLite, so it is asked at most once
 per log line and once every ``COUNTS_EVERY`` seconds for the live display; a frontier
-that does not answer (Redis restarting) is asked again after 1 s, then twice as long
-each time it still does not, up to ``BACKOFF`` seconds.
+that does not answer (Redis restarting) is asked again after the crawl's outage
+back-off (``spitag.outage``).
 While the live display runs, log records to stderr are printed above it.
 """
 
@@ -30,26 +30,24 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
-from twisted.internet import task
 
-from spitag.config import progress_settings
-from spitag.errors import BadInputError
-from spitag.frontier import uses_frontier
-from spitag.signals import batch_stored, frontier_opened
+from spitag.aio import every, stop
+from spitag.options import Options
+from spitag.outage import Outage
+from spitag.outcomes import STORED, PageEnd
+from spitag.signals import frontier_closing, frontier_opened, page_ended
 from spitag.urls import host_of
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
 
-    from spitag.frontier import Counts, Frontier
+    from spitag.frontier import Counts, Frontier, UrlQueue
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_INTERVAL = 60.0  # seconds between progress lines, as in the settings
 LIVE_REFRESH = 0.5  # seconds: the live display refreshes about twice a second
 COUNTS_EVERY = 5.0  # seconds between two frontier counts for the live display
-BACKOFF = 30.0  # at most this many seconds before asking a frontier that failed again
 
 
 def retrying(counts: Counts | None) -> str:
@@ -65,7 +63,8 @@ class Progress:
         self.crawler = crawler
         self.mode = mode
         self.interval = interval
-        self.frontier: Frontier | None = None
+        self.outage = Outage.of(crawler, "frontier")
+        self.queue: UrlQueue | None = None
         self.crawl = ""
         self.strategy = ""
         self.started = time.monotonic()
@@ -78,58 +77,45 @@ class Progress:
         self.last_time = self.started
         self.counts: Counts | None = None
         self.counts_at = float("-inf")
-        self.counts_retry_at = float("-inf")
-        self.counts_backoff = 0.0
-        self.loops: list[task.LoopingCall] = []
+        self.loops: list[Any] = []
         self.live: _LiveDisplay | None = None
-        self.active = False  # the spider crawls a frontier (spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Progress:
-        try:
-            mode, interval = progress_settings(crawler.settings)
-        except BadInputError as exc:  # ``scrapy crawl`` refuses it first; not every entry point
-            logger.warning("%s: progress is shown as by default (auto, a line every %d s)",
-                           exc, DEFAULT_INTERVAL)
-            mode, interval = "auto", DEFAULT_INTERVAL
-        ext = cls(crawler, mode, interval)
+        options = Options.of(crawler)
+        ext = cls(crawler, options.progress, options.progress_interval)
         connect = crawler.signals.connect
         connect(ext.frontier_opened, signal=frontier_opened)
+        connect(ext.frontier_closing, signal=frontier_closing)
         connect(ext.spider_opened, signal=signals.spider_opened)
         connect(ext.spider_closed, signal=signals.spider_closed)
         connect(ext.item_scraped, signal=signals.item_scraped)
-        connect(ext.batch_stored, signal=batch_stored)
+        connect(ext.page_ended, signal=page_ended)
         return ext
 
     # -- signals ------------------------------------------------------------------
     def frontier_opened(self, frontier: Frontier) -> None:
-        self.frontier = frontier
+        self.queue = frontier.queue
+
+    def frontier_closing(self, frontier: Frontier) -> None:
+        self.queue = None
 
     def spider_opened(self, spider: Spider) -> None:
-        self.active = uses_frontier(spider)  # (not for ``scrapy fetch`` or ``shell``)
-        if not self.active:
-            return
-        self.crawl = getattr(spider, "crawl_id", spider.name)
-        strategy = getattr(spider, "strategy", None)
-        self.strategy = getattr(strategy, "name", "") or ""
+        self.crawl = spider.crawl_id
+        self.strategy = spider.strategy.name
         self.started = self.last_time = time.monotonic()
         if self.interval > 0:
-            self._loop(self.interval, self.log_line)
+            self.loops.append(every(self.interval, self.log_line))
         if self.mode == "on" or (self.mode == "auto" and _stderr_is_tty()):
             try:
                 self.live = _LiveDisplay(force=self.mode == "on")
             except Exception:  # a display problem must never stop a crawl
                 logger.warning("live progress display unavailable", exc_info=True)
             else:
-                self._loop(LIVE_REFRESH, self.refresh_live)
+                self.loops.append(every(LIVE_REFRESH, self.refresh_live))
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
-        if not self.active:
-            return
-        for loop in self.loops:
-            if loop.running:
-                loop.stop()
-        self.frontier = None  # the scheduler has closed it already
+        stop(self.loops)
         if self.live is not None:
             self.live.stop()
             self.live = None
@@ -138,8 +124,6 @@ class Progress:
             logger.info("crawl %s paused (%s): run the same command again to resume", self.crawl, reason)
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
-        if not self.active:
-            return
         self.pages += 1
         url = item.get("url")
         if url:
@@ -152,24 +136,20 @@ class Progress:
             self.ok_pages += 1
             self.semantic += int((item.get("semantic") or {}).get("total") or 0)
 
-    def batch_stored(self, urls: list[str], spider: Any = None) -> None:
-        self.stored += len(urls)
+    def page_ended(self, end: PageEnd) -> None:
+        if end.kind == STORED:
+            self.stored += len(end.urls)
 
     # -- what is shown ---------------------------------------------------------------
     def frontier_counts(self, max_age: float) -> Counts | None:
-        """The frontier's counts, asked again only when older than ``max_age`` seconds."""
+        """The frontier's counts, asked again only when older than ``max_age`` seconds
+        (and, in an outage, after its back-off: the last numbers meanwhile)."""
         now = time.monotonic()
-        if self.frontier is None or now - self.counts_at < max_age or now < self.counts_retry_at:
+        if self.queue is None or now - self.counts_at < max_age:
             return self.counts
-        try:
-            self.counts = self.frontier.counts()
-        except Exception as exc:  # an outage or a closed frontier: keep the last numbers
-            logger.debug("frontier counts unavailable: %s", exc)
-            self.counts_backoff = min(max(self.counts_backoff * 2, 1.0), BACKOFF)
-            self.counts_retry_at = now + self.counts_backoff
-        else:
-            self.counts_at = now
-            self.counts_backoff = 0.0
+        counts = self.outage.call(self.queue.counts)
+        if counts is not None:
+            self.counts, self.counts_at = counts, now
         return self.counts
 
     @property
@@ -210,13 +190,6 @@ class Progress:
             logger.warning("live progress display failed; turning it off", exc_info=True)
             self.live.stop()
             self.live = None
-
-    def _loop(self, interval: float, work: Any) -> None:
-        loop = task.LoopingCall(work)
-        loop.start(interval, now=False).addErrback(
-            lambda f: logger.error("progress: %s", f.getErrorMessage())
-        )
-        self.loops.append(loop)
 
 
 def _stderr_is_tty() -> bool:

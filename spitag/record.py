@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy.http import TextResponse
 
+from spitag import meta
 from spitag.digest import md5_hex, md5dia_hex
 from spitag.encoding import decode_text
 from spitag.extract import Profile, empty_profile
@@ -49,15 +50,11 @@ def is_html(response: Response, content_type: str) -> bool:
     )
 
 
-def base_item(request: Request, crawl: str) -> PageItem:
-    """The fields every item carries, from the request's own meta."""
-    meta = request.meta
+def base_item(request: Request, crawl: str, strategy: str = "") -> PageItem:
+    """The fields every item carries, from the request (``spitag.meta``)."""
     return PageItem(
         crawl=crawl,
-        url=meta.get("spitag_url", request.url),
-        depth=meta.get("depth", 0),
-        priority=meta.get("spitag_priority"),
-        reason=meta.get("spitag_reason"),
+        **meta.page_fields(request, strategy),
         fetched_at=now_iso(),
         status=None,
         error=None,
@@ -111,6 +108,7 @@ def response_item(
     normalize: Callable[[str], str | None] = try_normalize,
     extract_budget: float | None = None,
     profiled: Profile | None = None,
+    strategy: str = "",
 ) -> tuple[PageItem, Profile | None]:
     """The item of a response of any status and type, and its profile if it is HTML.
 
@@ -122,7 +120,7 @@ def response_item(
     robots directives say ``nofollow`` gives none. ``noindex`` keeps the URL row but
     not the page's body or extracted data.
     """
-    item = base_item(response.request, crawl)
+    item = base_item(response.request, crawl, strategy)
     body = response.body
     content_type = content_type_of(response)
     item.update(
@@ -213,9 +211,9 @@ def _distinct_links(
     return list(seen)
 
 
-def failure_item(request: Request, failure: Failure, crawl: str) -> PageItem:
+def failure_item(request: Request, failure: Failure, crawl: str, strategy: str = "") -> PageItem:
     """The item of a request that got no usable response (after retries)."""
-    item = base_item(request, crawl)
+    item = base_item(request, crawl, strategy)
     item["error"] = failure_reason(failure)
     return item
 

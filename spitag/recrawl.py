@@ -29,13 +29,17 @@ from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
-from spitag.errors import BadInputError
+from spitag.frontier import Entry
+from spitag.options import Options
+from spitag.signals import frontier_opened
+from spitag.store import open_store
+from spitag.urls import host_of
 
 if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
     from scrapy.http.headers import Headers
-    from scrapy.settings import BaseSettings
 
-    from spitag.frontier import Entry, Frontier
+    from spitag.frontier import Frontier, UrlQueue
     from spitag.store import Store
 
 logger = logging.getLogger(__name__)
@@ -53,23 +57,9 @@ class RecrawlPolicy:
     dec_rate: float = 0.2
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> RecrawlPolicy:
-        from spitag.config import flag, number  # one validation for all settings
-
-        policy = cls(
-            enabled=flag(settings, "SPITAG_RECRAWL"),
-            interval=number(settings, "SPITAG_RECRAWL_INTERVAL", float, minimum=0.0),
-            min_interval=number(settings, "SPITAG_RECRAWL_MIN_INTERVAL", float, minimum=0.0),
-            max_interval=number(settings, "SPITAG_RECRAWL_MAX_INTERVAL", float, minimum=0.0),
-            inc_rate=number(settings, "SPITAG_RECRAWL_INC_RATE", float, minimum=0.0, maximum=10.0),
-            dec_rate=number(settings, "SPITAG_RECRAWL_DEC_RATE", float, minimum=0.0, maximum=0.99),
-        )
-        if policy.min_interval > policy.max_interval:
-            raise BadInputError(
-                f"setting SPITAG_RECRAWL_MIN_INTERVAL={policy.min_interval:g} is above"
-                f" SPITAG_RECRAWL_MAX_INTERVAL={policy.max_interval:g}"
-            )
-        return policy
+    def from_options(cls, options: Options) -> RecrawlPolicy:
+        return cls(options.recrawl, options.recrawl_interval, options.recrawl_min_interval,
+                   options.recrawl_max_interval, options.recrawl_inc_rate, options.recrawl_dec_rate)
 
     def bounded(self, seconds: float) -> float:
         return min(max(seconds, self.min_interval), self.max_interval)
@@ -191,12 +181,9 @@ def settle(
     )
 
 
-def plan_recrawl(store: Store, frontier: Frontier, crawl: str, now: datetime) -> int:
+def plan_recrawl(store: Store, queue: UrlQueue, crawl: str, now: datetime) -> int:
     """Revive every URL of ``crawl`` that expired by ``now``: done → queued, with what
     its revisit needs (validators, interval, MD5). Returns how many were revived."""
-    from spitag.frontier import Entry
-    from spitag.urls import host_of
-
     def entries(rows: Iterable[dict[str, Any]]) -> Iterator[Entry]:
         for row in rows:
             revisit = {
@@ -206,29 +193,51 @@ def plan_recrawl(store: Store, frontier: Frontier, crawl: str, now: datetime) ->
                 "md5": row["md5"],
                 "status": row["status"],
             }
-            reason = dict(row["reason"] or {})
-            reason.update(recrawl=True, expired=row["expires"])
-            yield Entry(
-                url=row["url"],
-                host=host_of(row["url"]),
-                depth=int(row["depth"] or 0),
-                priority=float(row["priority"] or 0.0),
-                reason=reason,
-                revisit={k: v for k, v in revisit.items() if v is not None},
-            )
+            about = dict(row["reason"] or {})
+            about.update(recrawl=True, expired=row["expires"])
+            yield Entry.from_about(row["url"], host_of(row["url"]), int(row["depth"] or 0),
+                                   float(row["priority"] or 0.0), about,
+                                   {k: v for k, v in revisit.items() if v is not None})
 
     revived = 0
     batch: list[Entry] = []
     for entry in entries(store.iter_due(crawl, iso(now))):
         batch.append(entry)
         if len(batch) >= REVIVE_CHUNK:
-            revived += frontier.revive(batch)
+            revived += queue.revive(batch)
             batch = []
     if batch:
-        revived += frontier.revive(batch)
+        revived += queue.revive(batch)
     return revived
 
 
 def iso(moment: datetime) -> str:
     """UTC, ISO 8601 with milliseconds and a Z: the store's timestamp text."""
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class RecrawlPlanner:
+    """A crawl run again revives, at its start, the URLs whose time has come (a Scrapy
+    extension of SpiTag's spider, started by ``frontier_opened``; stat
+    ``spitag/recrawl/revived``)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.options = Options.of(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RecrawlPlanner:
+        planner = cls(crawler)
+        crawler.signals.connect(planner.opened, signal=frontier_opened)
+        return planner
+
+    def opened(self, frontier: Frontier) -> None:
+        if not self.options.recrawl or not frontier.queue.counts().done:
+            return
+        store = open_store(self.options.store)
+        try:
+            revived = plan_recrawl(store, frontier.queue, frontier.crawl, datetime.now(timezone.utc))
+        finally:
+            store.close()
+        self.crawler.stats.set_value("spitag/recrawl/revived", revived)
+        logger.info("recrawl: %d expired URL(s) of crawl %s queued again", revived, frontier.crawl)

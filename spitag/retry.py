@@ -8,7 +8,7 @@ round, Heritrix after ``retry-delay-seconds``, StormCrawler after its ``fetch.er
 schedule). ``LaterRetryMiddleware`` does the same with the frontier: the failed URL
 stays leased, renewed by nobody, for ``SPITAG_RETRY_DELAY`` seconds (10), then twice
 that, and so on; when a lease runs out the URL is queued again and popped by any
-worker in its turn (``Frontier.retry_later``). Its failures are counted with the URL in
+worker in its turn (``UrlQueue.retry_later``). Its failures are counted with the URL in
 the frontier, every worker's and every run's, so ``RETRY_TIMES`` bounds the tries of a
 URL in the whole crawl; past them the failure is stored, as before. A URL waiting to
 be tried again keeps the crawl going, unless its host is set aside as down
@@ -33,15 +33,18 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.python import global_object_name
 from scrapy.utils.response import response_status_message
 
-from spitag.errors import FrontierUnavailableError
+from spitag import meta
+from spitag.options import Options
+from spitag.outage import Outage
+from spitag.outcomes import RETRY_LATER, end
 from spitag.politeness import PAUSE_STATUSES
-from spitag.signals import frontier_opened, url_retry_later
+from spitag.signals import frontier_closing, frontier_opened
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-    from spitag.frontier import Frontier
+    from spitag.frontier import Frontier, UrlQueue
 
 logger = logging.getLogger(__name__)
 
@@ -53,21 +56,27 @@ class RetryLater(IgnoreRequest):
 class LaterRetryMiddleware(RetryMiddleware):
     def __init__(self, settings: Any) -> None:
         super().__init__(settings)
-        self.delay = settings.getfloat("SPITAG_RETRY_DELAY")
-        # 429 and 503 are asked again after the host's pause, when pauses are on
-        self.paused_statuses = PAUSE_STATUSES if settings.getfloat("SPITAG_MAX_RETRY_AFTER") > 0 else ()
         level = self.give_up_log_level  # (as Scrapy's get_retry_request reads it)
         self.give_up_level = logging.getLevelName(level) if isinstance(level, str) else int(level)
-        self.frontier: Frontier | None = None
+        self.queue: UrlQueue | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> LaterRetryMiddleware:
         middleware = super().from_crawler(crawler)
+        options = Options.of(crawler)
+        middleware.delay = options.retry_delay
+        # 429 and 503 are asked again after the host's pause, when pauses are on
+        middleware.paused_statuses = PAUSE_STATUSES if options.max_retry_after > 0 else ()
+        middleware.outage = Outage.of(crawler, "frontier")
         crawler.signals.connect(middleware._opened, signal=frontier_opened)
+        crawler.signals.connect(middleware._closing, signal=frontier_closing)
         return middleware
 
     def _opened(self, frontier: Frontier) -> None:
-        self.frontier = frontier
+        self.queue = frontier.queue
+
+    def _closing(self, frontier: Frontier) -> None:
+        self.queue = None
 
     def process_response(self, request: Request, response: Response, spider: Any = None) -> Any:
         if response.status in self.paused_statuses:
@@ -77,14 +86,11 @@ class LaterRetryMiddleware(RetryMiddleware):
         return super().process_response(request, response)
 
     def _retry(self, request: Request, reason: Any) -> Request | None:
-        url = request.meta.get("spitag_url")
-        if self.delay <= 0 or self.frontier is None or url is None or request.meta.get("retry_times"):
+        url = meta.url_of(request)
+        if self.delay <= 0 or self.queue is None or url is None or request.meta.get("retry_times"):
             return super()._retry(request, reason)  # (an immediate retry goes on as it began)
         retries = request.meta.get("max_retry_times", self.max_retry_times)
-        try:
-            retry = self.frontier.retry_later(url, retries, self.delay)
-        except FrontierUnavailableError:
-            retry = None
+        retry = self.outage.call(self.queue.retry_later, url, retries, self.delay)
         if retry is None:  # not this worker's lease, or the frontier is unreachable
             return super()._retry(request, reason)
         if isinstance(reason, Exception):
@@ -99,5 +105,5 @@ class LaterRetryMiddleware(RetryMiddleware):
         stats.inc_value("spitag/retry/later")
         logger.info("failed %s (%s, %d of %d tries): tried again in %.0f s",
                     url, reason, retry.tries, retries + 1, retry.seconds)
-        self.crawler.signals.send_catch_log(url_retry_later, url=url, seconds=retry.seconds)
+        end(self.crawler, RETRY_LATER, [url], seconds=retry.seconds)
         raise RetryLater(f"tried again in {retry.seconds:.0f} s")

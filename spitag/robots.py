@@ -26,8 +26,10 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import build_from_crawler
 
-from spitag.errors import FrontierUnavailableError
-from spitag.signals import frontier_opened
+from spitag import compat
+from spitag.options import Options
+from spitag.outage import Outage
+from spitag.signals import frontier_closing, frontier_opened
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.robotstxt import RobotParser
 
-    from spitag.frontier import Frontier
+    from spitag.frontier import Frontier, RobotsCache
 
 logger = logging.getLogger(__name__)
 
@@ -45,20 +47,25 @@ MAX_ROBOTS = 512 * 1024
 class SharedRobotsTxtMiddleware(RobotsTxtMiddleware):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.ttl = max(crawler.settings.getfloat("SPITAG_ROBOTS_TTL"), 0.0)
-        self.frontier: Frontier | None = None
+        self.ttl = Options.of(crawler).robots_ttl
+        self.outage = Outage.of(crawler, "frontier")
+        self.cache: RobotsCache | None = None
         crawler.signals.connect(self._opened, signal=frontier_opened)
+        crawler.signals.connect(self._closing, signal=frontier_closing)
 
     def _opened(self, frontier: Frontier) -> None:
-        self.frontier = frontier if self.ttl > 0 else None
+        self.cache = frontier.robots if self.ttl > 0 else None
+
+    def _closing(self, frontier: Frontier) -> None:
+        self.cache = None
 
     async def robot_parser(self, request: Request) -> RobotParser | None:
         netloc = urlparse_cached(request).netloc
-        if netloc not in self._parsers and self.frontier is not None:
+        if self.cache is not None and not compat.robots_parser_known(self, netloc):
             body = self._recall(netloc)
             if body is not None:
                 parser = build_from_crawler(self._parserimpl, self.crawler, body)
-                self._parsers[netloc] = parser
+                compat.set_robots_parser(self, netloc, parser)
                 self._stats.inc_value("spitag/robots/kept_used")
                 await self.crawler.signals.send_catch_log_async(
                     signal=signals.robots_parsed, robotparser=parser, request=request
@@ -70,14 +77,14 @@ class SharedRobotsTxtMiddleware(RobotsTxtMiddleware):
         if 400 <= response.status < 500:  # "unavailable": no rules (RFC 9309 2.3.1.3), and
             response = response.replace(body=b"")  # an error page's HTML is not kept
         await super()._parse_robots(response, netloc, request)
-        if self.frontier is not None and 200 <= response.status < 500:
+        if self.cache is not None and 200 <= response.status < 500:
             self._keep(netloc, response.body)
 
     def _recall(self, netloc: str) -> bytes | None:
         try:
-            blob = self.frontier.robots(_host(netloc))
+            blob = self.outage.call(self.cache.get, _host(netloc))
             return None if blob is None else zlib.decompress(blob)
-        except (FrontierUnavailableError, zlib.error) as exc:
+        except zlib.error as exc:
             logger.debug("robots.txt of %s not read from the frontier: %s", netloc, exc)
         except Exception as exc:  # never a reason to fail the request: fetch it instead
             logger.warning("robots.txt of %s not read from the frontier: %r", netloc, exc)
@@ -85,12 +92,13 @@ class SharedRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     def _keep(self, netloc: str, body: bytes) -> None:
         try:
-            self.frontier.keep_robots(_host(netloc), zlib.compress(body[:MAX_ROBOTS]), self.ttl)
-            self._stats.inc_value("spitag/robots/kept")
-        except FrontierUnavailableError as exc:
-            logger.debug("robots.txt of %s not kept: %s", netloc, exc)
+            kept = self.outage.call(self.cache.keep, _host(netloc), zlib.compress(body[:MAX_ROBOTS]), self.ttl,
+                                    default=False)
         except Exception as exc:
             logger.warning("robots.txt of %s not kept in the frontier: %r", netloc, exc)
+            return
+        if kept is not False:
+            self._stats.inc_value("spitag/robots/kept")
 
 
 def _host(netloc: str) -> str:

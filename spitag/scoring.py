@@ -10,6 +10,7 @@ Chosen by ``SPITAG_STRATEGY``: ``spitag`` (default), ``opic``, ``importance``, `
 
 from __future__ import annotations
 
+import json
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -21,9 +22,10 @@ from spitag.errors import BadInputError
 from spitag.extract import SYNTAXES
 from spitag.hostnames import HostNameModel
 from spitag.linkevidence import LinkEvidence
+from spitag.ranking import HostRanking
 
 if TYPE_CHECKING:
-    from scrapy.settings import BaseSettings
+    from spitag.options import Options
 
 
 @dataclass(frozen=True)
@@ -54,10 +56,9 @@ class Strategy(ABC):
 
     name: ClassVar[str]
     combine: ClassVar[str]  # "sum" or "max"
-    learns_hosts: ClassVar[bool] = False  # rank hosts by their pages' semantic yield too
-    # How the frontier ranks hosts when learns_hosts: "blend" (host_rank's σ blend, the
-    # first spitag) or "posterior" (host_posterior below, SiteLearning).
-    host_ranking: ClassVar[str] = "blend"
+    # How the frontier ranks hosts (spitag.ranking): by their best queued priority,
+    # unless the strategy learns hosts.
+    ranking: HostRanking = HostRanking()
     # Equal (positive) contributions go shallowest first (``depth_discount``): set by the
     # max-combined strategies whose estimates tie often. Not by ``bfs`` (its priority is
     # the depth) nor by the cash strategies (a discounted cash would compound along
@@ -65,8 +66,13 @@ class Strategy(ABC):
     ties_shallowest: ClassVar[bool] = False
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> Strategy:
+    def from_options(cls, options: Options) -> Strategy:
         return cls()
+
+    @property
+    def learns_hosts(self) -> bool:
+        """Hosts rank by what their pages showed: the strategy hears of every page."""
+        return self.ranking.learns
 
     def seed(self) -> float:
         """Priority of an injected seed."""
@@ -81,10 +87,6 @@ class Strategy(ABC):
         times ``depth_discount`` of the link's depth when ``ties_shallowest``."""
         value = self.contribution(parent, url)
         return value * depth_discount(parent.depth + 1) if self.ties_shallowest else value
-
-    def reason(self, parent: Parent) -> dict[str, Any]:
-        """Why an outlink got its priority: stored with the item, shown by reports."""
-        return {"strategy": self.name, "parent": parent.url, "parent_score": parent.score}
 
 
 class BreadthFirst(Strategy):
@@ -126,19 +128,12 @@ class Importance(Strategy):
     ties_shallowest = True  # the formula ties whole layers (same slashes, link-rich parents)
 
     def __init__(self, factor: float = 0.5, max_link_num: int = 100) -> None:
-        if not 0.0 <= factor <= 1.0:
-            raise BadInputError(f"SPITAG_IMPORTANCE_FACTOR must be in [0, 1], not {factor}")
-        if max_link_num < 1:
-            raise BadInputError(f"SPITAG_MAX_LINK_NUM must be at least 1, not {max_link_num}")
         self.factor = factor
         self.max_link_num = max_link_num
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> Strategy:
-        return cls(
-            _float(settings, "SPITAG_IMPORTANCE_FACTOR"),
-            int(_float(settings, "SPITAG_MAX_LINK_NUM")),
-        )
+    def from_options(cls, options: Options) -> Strategy:
+        return cls(options.importance_factor, options.max_link_num)
 
     def contribution(self, parent: Parent, url: str) -> float:
         slashes = max(urlsplit(url).path.count("/"), 1)
@@ -153,26 +148,23 @@ class SpiTag(Strategy):
     ``contribution = σ(p) + LINK_CASH · priority(p) / n``, with the normalized semantic
     score ``σ(p) = s / (s + HALF)`` (s = the parent's semantic score, HALF =
     ``SPITAG_SCORE_HALF``: the score worth σ = ½) and ``n`` its outlinks. Contributions
-    sum. Hosts were ranked by ``host_rank``'s blend of σ(host mean) and the squashed
-    best priority (``SPITAG_HOST_WEIGHT``, ``SPITAG_HOST_PRIOR``). Measured against
+    sum. Hosts rank by the ``blend`` of ``spitag.ranking`` (σ of the host's mean and the
+    squashed best priority: ``SPITAG_HOST_WEIGHT``, ``SPITAG_HOST_PRIOR``). Measured against
     ``SiteLearning`` in ``bench/README.md`` (focus section).
     """
 
     name = "spitag"
     combine = "sum"
-    learns_hosts = True
 
-    def __init__(self, half: float = 10.0, link_cash: float = 0.1) -> None:
-        if half <= 0:
-            raise BadInputError(f"SPITAG_SCORE_HALF must be positive, not {half}")
-        if link_cash < 0:
-            raise BadInputError(f"SPITAG_LINK_CASH must not be negative, not {link_cash}")
+    def __init__(self, half: float = 10.0, link_cash: float = 0.1, ranking: HostRanking | None = None) -> None:
         self.half = half
         self.link_cash = link_cash
+        self.ranking = ranking or HostRanking("blend", weight=0.7, half=half)
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> Strategy:
-        return cls(_float(settings, "SPITAG_SCORE_HALF"), _float(settings, "SPITAG_LINK_CASH"))
+    def from_options(cls, options: Options) -> Strategy:
+        ranking = HostRanking("blend", weight=options.host_weight, half=options.score_half, prior=options.host_prior)
+        return cls(options.score_half, options.link_cash, ranking if options.host_weight > 0 else HostRanking())
 
     def normalized(self, score: float) -> float:
         return score / (score + self.half) if score > 0 else 0.0
@@ -183,7 +175,7 @@ class SpiTag(Strategy):
 
 
 class SpiTagLegacy(SpiTag):
-    """``spitag-legacy``: the σ-cash formula above, with today's ``host_rank``."""
+    """``spitag-legacy``: the σ-cash formula above, hosts ranked by the ``blend``."""
 
     name = "spitag-legacy"
 
@@ -202,21 +194,6 @@ def depth_discount(depth: int) -> float:
     the Redis frontier's priority resolution (4.8e-7) and below any difference of
     scores that matters (0.1 % at depth 100)."""
     return 1.0 / (1.0 + DEPTH_TIE * max(depth, 0))
-
-
-def host_posterior(best: float, score_sum: float, pages: int, k: float) -> float:
-    """The rank of a host for ``spitag`` (``SiteLearning``): the posterior mean of its
-    pages' semantic score, ``(S + k · best) / (n + k)``.
-
-    S and n are the score sum and count of the host's pages fetched so far (what the
-    frontier learns), ``best`` its best waiting priority — a link's estimate of a page
-    of the host, in score units — counted as ``k`` pseudo-pages (``SPITAG_HOST_K``).
-    n = 0: the links' promise, ``best``; n ≫ k: the host's own mean. The reference
-    for the frontier backends' host ranking (SQLite, Redis ``rank()``).
-    """
-    if k <= 0:
-        return score_sum / pages if pages else best
-    return (score_sum + k * best) / (pages + k)
 
 
 def gittins_index(values: Sequence[float], pages: float) -> float:
@@ -280,7 +257,7 @@ class SiteLearning(SpiTag):
       sites it links to.
 
     The frontier ranks hosts by the posterior mean of their page score
-    (``spitag.frontier.base`` ``host_rank``, ``SPITAG_HOST_K``):
+    (the ``posterior`` of ``spitag.ranking``, ``SPITAG_HOST_K``):
     ``rank = (S + k · best) / (n + k)`` — S and n the score sum and count of the
     host's fetched pages, best its best waiting priority (a link's estimate) counted
     as k pseudo-pages. An unseen host ranks at ``best``; a host seen enough at its
@@ -302,8 +279,6 @@ class SiteLearning(SpiTag):
 
     name = "spitag"
     combine = "max"
-    learns_hosts = True
-    host_ranking = "posterior"
     ties_shallowest = True  # the pages of a site of alike pages all tie
 
     def __init__(
@@ -314,16 +289,9 @@ class SiteLearning(SpiTag):
         link_cash: float = 0.1,
         host_names: float = 2.0,
         link_evidence: float = 1.0,
+        ranking: HostRanking | None = None,
     ) -> None:
-        super().__init__(half, link_cash)  # σ-cash knobs: validated, used by spitag-legacy only
-        if explore_pages < 1:
-            raise BadInputError(f"SPITAG_EXPLORE_PAGES must be at least 1, not {explore_pages}")
-        if not 0.0 <= homophily <= 1.0:
-            raise BadInputError(f"SPITAG_HOMOPHILY must be in [0, 1], not {homophily}")
-        if host_names < 0:
-            raise BadInputError(f"SPITAG_HOST_NAMES must not be negative, not {host_names}")
-        if link_evidence < 0:
-            raise BadInputError(f"SPITAG_LINK_EVIDENCE must not be negative, not {link_evidence}")
+        super().__init__(half, link_cash, ranking or HostRanking("posterior"))
         self.explore_pages = explore_pages
         self.homophily = homophily
         self.host_names = host_names  # weight of the host-name prediction (0: off)
@@ -339,15 +307,10 @@ class SiteLearning(SpiTag):
         self._observed = 0
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> Strategy:
-        return cls(
-            _float(settings, "SPITAG_EXPLORE_PAGES", 5.0),
-            _float(settings, "SPITAG_HOMOPHILY", 0.0),
-            _float(settings, "SPITAG_SCORE_HALF", 60.0),
-            _float(settings, "SPITAG_LINK_CASH", 0.1),
-            _float(settings, "SPITAG_HOST_NAMES", 2.0),
-            _float(settings, "SPITAG_LINK_EVIDENCE", 1.0),
-        )
+    def from_options(cls, options: Options) -> Strategy:
+        ranking = HostRanking("posterior", k=options.host_k) if options.host_weight > 0 else HostRanking()
+        return cls(options.explore_pages, options.homophily, options.score_half, options.link_cash,
+                   options.host_names, options.link_evidence, ranking)
 
     def seed(self) -> float:
         """Seeds (and sitemap URLs) first: above any semantic score."""
@@ -465,9 +428,6 @@ class SiteLearning(SpiTag):
                 self.waiting[host] = None
         return [(host, self.unseen_value(host)) for host in hosts]
 
-    def reason(self, parent: Parent) -> dict[str, Any]:
-        return {"strategy": self.name, "parent": parent.url, "parent_score": parent.score}
-
 
 def _host(url: str) -> str:
     try:
@@ -481,41 +441,37 @@ STRATEGIES: dict[str, type[Strategy]] = {
 }
 
 
-def strategy_from_settings(settings: BaseSettings) -> Strategy:
-    """The strategy named by ``SPITAG_STRATEGY``; BadInputError for an unknown name."""
-    name = str(settings.get("SPITAG_STRATEGY", "spitag")).strip().lower()
-    if name not in STRATEGIES:
-        raise BadInputError(
-            f"unknown SPITAG_STRATEGY {name!r}: choose one of {', '.join(STRATEGIES)}"
-        )
-    return STRATEGIES[name].from_settings(settings)
+def strategy_from_options(options: Options) -> Strategy:
+    """The strategy named by ``SPITAG_STRATEGY``."""
+    return STRATEGIES[options.strategy].from_options(options)
 
 
-def syntax_weights(settings: BaseSettings) -> dict[str, float] | None:
-    """``SPITAG_SYNTAX_WEIGHTS`` as a dict (None when every weight is 1)."""
-    try:
-        raw = settings.getdict("SPITAG_SYNTAX_WEIGHTS")
-    except (TypeError, ValueError):
+def syntax_weights_setting(name: str, raw: Any, _: Any = None) -> dict[str, float] | None:
+    """``SPITAG_SYNTAX_WEIGHTS`` (spitag.options): a JSON object of syntax → weight ≥ 0;
+    None when every weight is 1."""
+    if isinstance(raw, dict):
+        given = raw
+    else:
+        try:
+            given = json.loads(raw) if isinstance(raw, str) and raw.strip() else {}
+        except ValueError:
+            given = None
+    if not isinstance(given, dict):
         raise BadInputError(
-            f"SPITAG_SYNTAX_WEIGHTS={settings.get('SPITAG_SYNTAX_WEIGHTS')!r} is not a JSON object of"
-            ' syntax → weight, e.g. {"json-ld": 2}'
-        ) from None
-    unknown = set(raw) - set(SYNTAXES)
+            f"{name}={raw!r} is not a JSON object of syntax → weight, e.g. {{\"json-ld\": 2}}")
+    unknown = set(given) - set(SYNTAXES)
     if unknown:
-        raise BadInputError(f"SPITAG_SYNTAX_WEIGHTS: unknown syntax {sorted(unknown)}")
-    weights = {s: _finite(f"SPITAG_SYNTAX_WEIGHTS[{s}]", raw.get(s, 1.0)) for s in SYNTAXES}
+        raise BadInputError(f"{name}: unknown syntax {sorted(unknown)}")
+    weights = {s: _finite(f"{name}[{s}]", given.get(s, 1.0)) for s in SYNTAXES}
     negative = sorted(s for s, w in weights.items() if w < 0)
     if negative:
-        raise BadInputError(f"SPITAG_SYNTAX_WEIGHTS: a weight must not be negative: {negative}")
+        raise BadInputError(f"{name}: a weight must not be negative: {negative}")
     return None if all(w == 1.0 for w in weights.values()) else weights
 
 
-def _float(settings: BaseSettings, name: str, default: float | None = None) -> float:
-    raw = settings.get(name)
-    return _finite(name, default if raw is None and default is not None else raw)
-
-
 def _finite(name: str, raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise BadInputError(f"setting {name}={raw!r} is not a number")
     try:
         value = float(raw)
     except (TypeError, ValueError):

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from scrapy.utils.misc import load_object
 
-from spitag.config import number
+from spitag.options import FLAG, number
 from spitag.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -40,13 +40,19 @@ NUMBERS: dict[str, tuple[type, float]] = {
     "CLOSESPIDER_PAGECOUNT_NO_ITEM": (int, 0),
     "CLOSESPIDER_ERRORCOUNT": (int, 0),
 }
-STORE_PIPELINE = "pipelines.store.StorePipeline"
+STORE_PIPELINE = "spitag.pipeline.StorePipeline"
 
 
 def check_scrapy_settings(settings: BaseSettings) -> None:
     for name, (kind, minimum) in NUMBERS.items():
         if settings.get(name) is not None:
-            number(settings, name, kind, minimum=minimum)
+            number(name, settings.get(name), kind, minimum)
+    number("DOWNLOAD_DELAY", settings.get("DOWNLOAD_DELAY", 0), float, 0)
+    if FLAG.parse("AUTOTHROTTLE_ENABLED", settings.get("AUTOTHROTTLE_ENABLED"), settings):
+        # (Scrapy would turn AutoThrottle off without a word)
+        number("AUTOTHROTTLE_TARGET_CONCURRENCY", settings.get("AUTOTHROTTLE_TARGET_CONCURRENCY"), float, 0.01)
+        number("AUTOTHROTTLE_START_DELAY", settings.get("AUTOTHROTTLE_START_DELAY"), float, 0)
+        number("AUTOTHROTTLE_MAX_DELAY", settings.get("AUTOTHROTTLE_MAX_DELAY"), float, 0)
     log_file = settings.get("LOG_FILE")
     if log_file:
         check_output_path("LOG_FILE", Path(str(log_file)))

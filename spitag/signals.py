@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-#: A store batch was committed. Arguments: ``urls`` (list[str]), ``spider``.
-#: The scheduler acknowledges those URLs in the frontier only then.
-batch_stored = object()
-
-#: A request ended without an item to store (e.g. forbidden by robots.txt).
-#: Arguments: ``url`` (str), ``spider``. The scheduler acknowledges it at once.
-url_settled = object()
-
-#: A request was not sent: its host is down (``spitag.politeness.HostDown``).
-#: Arguments: ``url`` (str), ``spider``. The scheduler hands its lease back: the URL
-#: stays queued, for when the host is tried again.
-url_set_aside = object()
-
-#: A request failed and its URL waits, still leased, to be tried again later
-#: (``spitag.retry``). Arguments: ``url`` (str), ``seconds`` (until it is due). The
-#: scheduler stops renewing its lease and leaves it to the frontier, which queues it
-#: again when the lease runs out.
-url_retry_later = object()
-
-#: The scheduler opened its frontier. Arguments: ``frontier``. Components that need
-#: it (the politeness middleware) keep a reference.
+#: The scheduler opened the crawl's frontier. Arguments: ``frontier``
+#: (``spitag.frontier.Frontier``). Each component that needs it keeps the one contract
+#: it uses (the politeness gate its ``gate``, robots.txt its ``robots``, …).
 frontier_opened = object()
+
+#: The scheduler is about to close the frontier (the crawl ends, or pauses): the last
+#: moment to use it. Arguments: ``frontier``. Scrapy's ``spider_closed`` comes after.
+frontier_closing = object()
+
+#: A page of the frontier came to an end (``spitag.outcomes.PageEnd``: stored,
+#: settled, set aside, to be retried later, or a canonical URL done). Argument: ``end``.
+#: One owner acts on it in the frontier: this worker's leases (``spitag.leases``).
+page_ended = object()
+
+#: The heartbeat counted the live workers of the crawl on this machine, this one
+#: included (they share its CPUs: ``spitag.pace``). Argument: ``count``.
+workers_here = object()

@@ -199,9 +199,9 @@ def redact(text: str) -> str:
     return _CREDENTIALS.sub(r"\g<scheme>\g<user>:***@", text)
 
 
-def session_params(settings: Any) -> frozenset[str]:
-    """``SPITAG_SESSION_PARAMS`` (names of query parameters dropped as session ids)."""
-    value = settings.get("SPITAG_SESSION_PARAMS")
+def session_params_setting(name: str, value: Any, _: Any = None) -> frozenset[str]:
+    """``SPITAG_SESSION_PARAMS`` (names of query parameters dropped as session ids);
+    unset: ``SESSION_PARAMS``."""
     if value is None:
         return SESSION_PARAMS
     names = value.split(",") if isinstance(value, str) else list(value)

@@ -870,8 +870,8 @@ def test_a_worker_alone_once_a_killed_worker_of_another_container_is_gone_starts
     stored_first = {u for u in first.items_by_url if u in dead_urls}
     killed = open_frontier(redis_url, "gone", owner="box:1:0ther5ce:1:killed")
     try:
-        killed.push([Entry("http://hub.test/extra", "hub.test", 1, 1.0)], "max")
-        assert killed.heartbeat() and [e.url for e in killed.pop(5)] == ["http://hub.test/extra"]
+        killed.queue.push([Entry("http://hub.test/extra", "hub.test", 1, 1.0)], "max")
+        assert killed.registry.heartbeat() and [e.url for e in killed.queue.pop(5)] == ["http://hub.test/extra"]
         # ... and it was killed: no close, no more heartbeats
         site.alive = True
         site.asked.clear()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scrapy.settings import Settings
 
 from spitag.errors import BadInputError
 from spitag.filters import TrapGuard, UrlFilter, read_rules, skip_extensions
 from spitag.urls import Scope
+from tests.support.settings import options
 
 
 def make(**kw) -> UrlFilter:
@@ -84,31 +84,22 @@ def test_trap_guard() -> None:
     assert all(guard.reason(f"http://a.test/p/{i}.html", 2 + i % 2) is None for i in range(5000))
 
 
-def test_from_settings_reports_bad_values() -> None:
-    s = Settings()
-    s.setmodule("settings", priority="project")
-    UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))
-    s.set("SPITAG_MAX_DEPTH", "deep", priority="cmdline")
+def test_the_settings_report_bad_values() -> None:
+    UrlFilter.from_options(options(), Scope("domain", ["http://a.test/"]))
     with pytest.raises(BadInputError, match="SPITAG_MAX_DEPTH"):
-        UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))
-    s.set("SPITAG_MAX_DEPTH", "", priority="cmdline")
-    s.set("SPITAG_REGEX_RULES", "@/nonexistent/rules.txt", priority="cmdline")
+        options(SPITAG_MAX_DEPTH="deep")
     with pytest.raises(BadInputError, match="cannot read rule file"):
-        UrlFilter.from_settings(s, Scope("domain", ["http://a.test/"]))
+        options(SPITAG_REGEX_RULES="@/nonexistent/rules.txt")
+    with pytest.raises(BadInputError, match="a rule starts with"):
+        options(SPITAG_REGEX_RULES="no sign")
 
 
 def test_scrapy_depth_limit_is_the_depth_limit_unless_ours_is_set() -> None:
     """Scrapy's DepthMiddleware is off (depth is the spider's own), so ``DEPTH_LIMIT``
     is honoured here: the limit when ``SPITAG_MAX_DEPTH`` is not set; 0, none."""
-    s = Settings()
-    s.setmodule("settings", priority="project")
     scope = Scope("domain", ["http://a.test/"])
-    assert UrlFilter.from_settings(s, scope).max_depth is None
-    s.set("DEPTH_LIMIT", 2, priority="cmdline")
-    f = UrlFilter.from_settings(s, scope)
+    assert UrlFilter.from_options(options(), scope).max_depth is None
+    f = UrlFilter.from_options(options(DEPTH_LIMIT=2), scope)
     assert f.max_depth == 2 and f.reason("http://a.test/x", 2) is None and f.reason("http://a.test/y", 3) == "depth"
-    s.set("SPITAG_MAX_DEPTH", "5", priority="cmdline")
-    assert UrlFilter.from_settings(s, scope).max_depth == 5
-    s.set("SPITAG_MAX_DEPTH", "", priority="cmdline")
-    s.set("DEPTH_LIMIT", 0, priority="cmdline")
-    assert UrlFilter.from_settings(s, scope).max_depth is None
+    assert UrlFilter.from_options(options(DEPTH_LIMIT=2, SPITAG_MAX_DEPTH="5"), scope).max_depth == 5
+    assert UrlFilter.from_options(options(DEPTH_LIMIT=0, SPITAG_MAX_DEPTH=""), scope).max_depth is None

@@ -8,8 +8,8 @@ import pytest
 
 from spitag.errors import BadInputError
 from spitag.hostnames import HostNameModel, host_features
-from spitag.scoring import Parent, SiteLearning, strategy_from_settings
-from tests.support.settings import project_settings as settings
+from spitag.scoring import Parent, SiteLearning
+from tests.support.settings import options, strategy
 
 
 def test_host_features() -> None:
@@ -83,21 +83,12 @@ def test_site_learning_uses_the_names() -> None:
 
 
 def test_host_names_setting() -> None:
-    assert strategy_from_settings(settings()).host_names == 2.0
-    assert strategy_from_settings(settings(SPITAG_HOST_NAMES="0")).host_names == 0.0
-    with pytest.raises(BadInputError, match="SPITAG_HOST_NAMES"):
-        strategy_from_settings(settings(SPITAG_HOST_NAMES="-1"))
-    with pytest.raises(BadInputError, match="SPITAG_HOST_NAMES"):
-        strategy_from_settings(settings(SPITAG_HOST_NAMES="lots"))
-
-
-def test_crawl_config_refuses_a_bad_weight() -> None:
-    from spitag.config import CrawlConfig
-
-    CrawlConfig.from_settings(settings(SPITAG_HOST_NAMES="0.5"))
-    for bad in ("-1", "many", "1e9"):
+    assert strategy().host_names == 2.0
+    assert strategy(SPITAG_HOST_NAMES="0").host_names == 0.0
+    assert options(SPITAG_HOST_NAMES="0.5").host_names == 0.5
+    for bad in ("-1", "many", "1e9", "lots"):
         with pytest.raises(BadInputError, match="SPITAG_HOST_NAMES"):
-            CrawlConfig.from_settings(settings(SPITAG_HOST_NAMES=bad))
+            options(SPITAG_HOST_NAMES=bad)
 
 
 def test_the_model_keeps_its_first_sites_only() -> None:

@@ -12,8 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 CHECK = """
 import importlib, pkgutil, sys
-import spitag, spitag.commands, pipelines, spiders
-for package in (spitag, spitag.commands, pipelines, spiders):
+import spitag, spitag.commands, spitag.frontier, pipelines, spiders
+for package in (spitag, pipelines, spiders):
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         importlib.import_module(info.name)
 print("reactor" if "twisted.internet.reactor" in sys.modules else "clean")

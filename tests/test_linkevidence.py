@@ -9,8 +9,8 @@ import pytest
 
 from spitag.errors import BadInputError
 from spitag.linkevidence import LinkEvidence, linking_hosts
-from spitag.scoring import Parent, SiteLearning, strategy_from_settings
-from tests.support.settings import project_settings as settings
+from spitag.scoring import Parent, SiteLearning
+from tests.support.settings import options, strategy
 
 
 def score_of(x: float) -> float:
@@ -154,16 +154,12 @@ def test_site_learning_uses_the_links() -> None:
 
 
 def test_link_evidence_setting() -> None:
-    from spitag.config import CrawlConfig
-
-    assert strategy_from_settings(settings()).link_evidence == 1.0
-    assert strategy_from_settings(settings(SPITAG_LINK_EVIDENCE="0")).link_evidence == 0.0
-    for bad in ("-1", "some"):
+    assert strategy().link_evidence == 1.0
+    assert strategy(SPITAG_LINK_EVIDENCE="0").link_evidence == 0.0
+    assert options(SPITAG_LINK_EVIDENCE="0.5").link_evidence == 0.5
+    for bad in ("-1", "some", "1e9"):
         with pytest.raises(BadInputError, match="SPITAG_LINK_EVIDENCE"):
-            strategy_from_settings(settings(SPITAG_LINK_EVIDENCE=bad))
-    CrawlConfig.from_settings(settings(SPITAG_LINK_EVIDENCE="0.5"))
-    with pytest.raises(BadInputError, match="SPITAG_LINK_EVIDENCE"):
-        CrawlConfig.from_settings(settings(SPITAG_LINK_EVIDENCE="1e9"))
+            options(SPITAG_LINK_EVIDENCE=bad)
 
 
 def test_workers_that_share_their_links_learn_what_one_worker_would() -> None:

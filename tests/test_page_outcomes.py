@@ -14,7 +14,7 @@ import sqlite3
 import textwrap
 from pathlib import Path
 
-from spitag.frontier.base import DONE
+from spitag.frontier.records import DONE
 from tests.support.crawl import run_crawl, url_rows
 from tests.support.webserver import DictSite, Response, WebServer
 

@@ -84,6 +84,7 @@ def politeness_on(frontier_url: str, owner: str, failures: int, down_seconds: fl
     crawler = get_crawler(settings_dict=settings)
     middleware = PolitenessMiddleware(crawler)
     middleware.frontier = open_frontier(frontier_url, "c", owner)
+    middleware.gate, middleware.owner = middleware.frontier.gate, owner
     return middleware
 
 
@@ -105,9 +106,9 @@ def test_workers_count_a_hosts_failures_together(redis_url: str) -> None:
         answer(b, 200)  # b has not heard of a's failures yet: it loads them now
         answer(a, 502)
         answer(a, 502)
-        assert a.frontier.hosts_down() == []  # the answer between started the count over
+        assert a.frontier.gate.down() == []  # the answer between started the count over
         answer(b, 504)  # the third in a row, of both workers together
-        assert [h for h, _, _ in a.frontier.hosts_down()] == ["dead.test"]
+        assert [h for h, _, _ in a.frontier.gate.down()] == ["dead.test"]
         assert b.crawler.stats.get_value("spitag/politeness/hosts_down") == 1
         a._check_down("dead.test")  # a has not heard yet: its requests still go
         answer(a, 502)  # out when the host went down: a learns it, counting nothing

@@ -143,9 +143,9 @@ def test_frontier_command_errors(tmp_path: Path) -> None:
 
 def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -> None:
     """``scrapy frontier`` (text and JSON) shows the frontier's own numbers."""
-    own = open_frontier(frontier_url, crawl, strategy="spitag")
+    own = open_frontier(frontier_url, crawl)
     try:
-        counts, hosts, top = own.counts(), own.hosts(20), own.top(7)
+        counts, hosts, top = own.queue.counts(), own.queue.hosts(20), own.queue.top(7)
     finally:
         own.close()
     if expect_queued:
@@ -181,35 +181,24 @@ def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -
 
 
 @pytest.mark.parametrize("name, value", [("SPITAG_PROGRESS", "sometimes"), ("SPITAG_PROGRESS_INTERVAL", "0.01")])
-def test_progress_settings_refused_by_crawl_fall_back_elsewhere(
-        name: str, value: str, caplog: pytest.LogCaptureFixture) -> None:
-    """``scrapy crawl`` refuses these values before it starts; an entry point that does
-    not check them (``scrapy parse``, a crawler built in Python) gets the progress of
-    the defaults and a warning that names the setting, not a crash."""
-    from types import SimpleNamespace
+def test_a_bad_progress_setting_stops_a_crawler_built_in_python_before_it_crawls(name: str, value: str) -> None:
+    """``scrapy crawl`` refuses these values before it starts; a crawler built in Python
+    (which runs no such check) fails when its parts are built, naming the setting,
+    before any request: the settings are read once, for every part."""
+    from scrapy.utils.test import get_crawler
 
-    from scrapy.settings import Settings
-    from scrapy.signalmanager import SignalManager
-
+    from spitag.errors import BadInputError
     from spitag.progress import Progress
 
-    def progress(**values: str) -> Progress:
-        settings = Settings()
-        settings.setmodule("settings")
-        settings.update(values)
-        return Progress.from_crawler(SimpleNamespace(settings=settings, signals=SignalManager()))
-
-    with caplog.at_level("WARNING", logger="spitag.progress"):
-        fallen_back = progress(**{name: value})
-    assert (fallen_back.mode, fallen_back.interval) == ("auto", 60.0)
-    assert [r for r in caplog.records if name in r.getMessage()], caplog.text
-    chosen = progress(SPITAG_PROGRESS="off", SPITAG_PROGRESS_INTERVAL="5")
+    with pytest.raises(BadInputError, match=name):
+        Progress.from_crawler(get_crawler(settings_dict={name: value}))
+    chosen = Progress.from_crawler(get_crawler(settings_dict={"SPITAG_PROGRESS": "off", "SPITAG_PROGRESS_INTERVAL": "5"}))
     assert (chosen.mode, chosen.interval) == ("off", 5.0)
 
 
 def test_progress_asks_a_frontier_back_from_an_outage_within_seconds(tmp_path: Path) -> None:
-    """The frontier counts of the progress line after Redis restarted: asked again 1 s
-    after the failure, then 2 s… (they stayed frozen for 30 s)."""
+    """The frontier counts of the progress line after Redis restarted: asked again after
+    the crawl's outage back-off (0.25 s, then twice that…), not frozen for long."""
     from scrapy.utils.test import get_crawler
 
     from spitag.frontier import Entry
@@ -218,9 +207,9 @@ def test_progress_asks_a_frontier_back_from_an_outage_within_seconds(tmp_path: P
 
     with RedisServer() as server:
         frontier = open_frontier(server.url, "progress")
-        frontier.push([Entry("http://a.test/1", "a.test", 0, 1.0)], "max")
+        frontier.queue.push([Entry("http://a.test/1", "a.test", 0, 1.0)], "max")
         progress = Progress(get_crawler(), "off", 0.0)
-        progress.frontier = frontier
+        progress.queue = frontier.queue
         assert progress.frontier_counts(0.0).queued == 1
         server.stop()
         stale = progress.frontier_counts(0.0)  # the try during the outage fails ...

@@ -15,7 +15,7 @@ from spitag.recrawl import (
     settle,
     validators,
 )
-from tests.support.settings import project_settings
+from tests.support.settings import options
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 POLICY = RecrawlPolicy(interval=1000.0, min_interval=100.0, max_interval=2000.0, inc_rate=0.5, dec_rate=0.25)
@@ -111,13 +111,12 @@ def test_settle_first_fetch_revisits_and_failures() -> None:
     ("SPITAG_RECRAWL_MIN_INTERVAL", "1e9", "above SPITAG_RECRAWL_MAX_INTERVAL"),
 ])
 def test_bad_settings_are_refused(name: str, value: str, message: str) -> None:
-    settings = project_settings(**{name: value})
     with pytest.raises(BadInputError, match=message):
-        RecrawlPolicy.from_settings(settings)
+        options(**{name: value})
 
 
 def test_defaults() -> None:
-    assert RecrawlPolicy.from_settings(project_settings()) == RecrawlPolicy(
+    assert RecrawlPolicy.from_options(options()) == RecrawlPolicy(
         enabled=True, interval=7 * 86400.0, min_interval=3600.0, max_interval=365 * 86400.0,
         inc_rate=0.4, dec_rate=0.2,
     )

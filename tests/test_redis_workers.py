@@ -237,8 +237,8 @@ def test_a_dead_host_is_set_aside_for_both_workers(redis_url: str, tmp_path: Pat
     assert len(site.asked) <= 12 and len(failed) <= 8, (len(site.asked), failed)
     frontier = open_frontier(redis_url, "dead")
     try:
-        assert [(h, n) for h, _, n in frontier.hosts_down()] == [("dead.test", 40 - len(failed))]
-        assert not frontier.has_work()
+        assert [(h, n) for h, _, n in frontier.gate.down()] == [("dead.test", 40 - len(failed))]
+        assert not frontier.queue.has_work()
     finally:
         frontier.close()
 
@@ -279,9 +279,11 @@ def test_workers_hear_the_links_the_other_found(redis_url: str, tmp_path: Path) 
     know: 404): the link evidence each worker's strategy gathers goes to the other one,
     read at its start (the frontier's totals) or as it is found (the learnt stream)."""
     with WebServer() as server:
-        server.add_site("hub.test", tree_site(24, fanout=4, away="away.test"))
-        # hub.test's pages 0.2 s apart, whichever worker asks: both get some
-        args = ("-s", "SPITAG_SCOPE=any", "-s", "ROBOTSTXT_OBEY=False", "-s", "DOWNLOAD_DELAY=0.2")
+        server.add_site("hub.test", tree_site(24, fanout=4, away="away.test", delay=0.3))
+        # hub.test's pages 0.2 s apart, whichever worker asks, and each worker one download
+        # at a time, 0.3 s a page: neither can take them all, however busy the machine
+        args = ("-s", "SPITAG_SCOPE=any", "-s", "ROBOTSTXT_OBEY=False", "-s", "DOWNLOAD_DELAY=0.2",
+                "-s", "CONCURRENT_REQUESTS=1")
         procs = [worker(tmp_path, n, redis_url, server, "http://hub.test/", *args) for n in "ab"]
         assert [p.wait(120) for p in procs] == [0, 0]
     parsed = {n: {u for u in stored(tmp_path, n) if u.startswith("http://hub.test/")} for n in "ab"}

@@ -13,10 +13,9 @@ from spitag.scoring import (
     SpiTagLegacy,
     depth_discount,
     gittins_index,
-    host_posterior,
-    strategy_from_settings,
 )
-from tests.support.settings import project_settings as settings
+from spitag.ranking import HostRanking
+from tests.support.settings import strategy
 
 
 def parent(url: str = "http://a.test/", score: float = 30.0, **kw) -> Parent:
@@ -51,15 +50,28 @@ def test_gittins_index_is_the_fixed_point() -> None:
 
 
 def test_host_posterior() -> None:
+    posterior = HostRanking("posterior", k=0.25)
     # nothing fetched: the links' promise
-    assert host_posterior(40.0, 0.0, 0, 0.25) == 40.0
+    assert posterior.rank(40.0, 0.0, 0) == 40.0
     # one poor page (10) against a promise of 40 counted as 0.25 page: (10 + 10) / 1.25 = 16
-    assert host_posterior(40.0, 10.0, 1, 0.25) == pytest.approx(16.0)
+    assert posterior.rank(40.0, 10.0, 1) == pytest.approx(16.0)
     # a rich site seen 4 times (284 each), promised 40: (1136 + 10) / 4.25
-    assert host_posterior(40.0, 4 * 284.0, 4, 0.25) == pytest.approx(1146 / 4.25)
+    assert posterior.rank(40.0, 4 * 284.0, 4) == pytest.approx(1146 / 4.25)
     # k = 0: the host's own mean once it has one
-    assert host_posterior(40.0, 30.0, 2, 0.0) == 15.0
-    assert host_posterior(40.0, 0.0, 0, 0.0) == 40.0
+    assert HostRanking("posterior", k=0.0).rank(40.0, 30.0, 2) == 15.0
+    assert HostRanking("posterior", k=0.0).rank(40.0, 0.0, 0) == 40.0
+    # an estimate stands for the best link until a page is learnt
+    assert posterior.rank(40.0, 0.0, 0, estimate=5.0) == 5.0
+    assert posterior.rank(40.0, 10.0, 1, estimate=5.0) == pytest.approx(16.0)
+    # not learning hosts: the best queued priority
+    assert HostRanking().rank(40.0, 10.0, 1) == 40.0
+
+
+def test_the_blend_ranks_unknown_hosts_by_their_squashed_link() -> None:
+    blend = HostRanking("blend", weight=0.7, half=10.0)
+    assert blend.rank(0.25) == pytest.approx(0.2)  # 0.25 / 1.25
+    assert blend.rank(0.25, 60.0, 2) == pytest.approx(0.7 * 30 / 40 + 0.3 * 0.2)
+    assert HostRanking("blend", weight=0.7, half=10.0, prior=10.0).rank(0.25) == pytest.approx(0.35 + 0.06)
 
 
 def test_site_learning_contributions() -> None:
@@ -116,7 +128,7 @@ def test_equal_estimates_go_shallowest_first() -> None:
 def test_which_strategies_break_ties_by_depth(name: str, discounted: bool) -> None:
     """Max-combined estimates that tie get the discount; bfs (already its depth) and the
     cash strategies (whose discount would compound through parent.priority) do not."""
-    s = strategy_from_settings(settings(SPITAG_STRATEGY=name))
+    s = strategy(SPITAG_STRATEGY=name)
     p = parent("http://a.test/", score=30.0, depth=9, priority=0.5, outlinks=4)
     raw = s.contribution(p, "http://a.test/x/y")
     assert s.priority(p, "http://a.test/x/y") == pytest.approx(raw / (1 + 10e-5) if discounted else raw, rel=1e-12)
@@ -161,16 +173,19 @@ def test_site_learning_homophily() -> None:
 
 
 def test_settings_and_names() -> None:
-    default = strategy_from_settings(settings())
+    default = strategy()
     assert isinstance(default, SiteLearning) and default.name == "spitag"
-    assert isinstance(default, SpiTag)  # the σ-cash knobs are still validated
-    legacy = strategy_from_settings(settings(SPITAG_STRATEGY="spitag-legacy"))
+    legacy = strategy(SPITAG_STRATEGY="spitag-legacy")
     assert isinstance(legacy, SpiTagLegacy) and legacy.combine == "sum"
-    assert (default.host_ranking, legacy.host_ranking) == ("posterior", "blend")
+    assert (default.ranking, legacy.ranking) == (HostRanking("posterior", k=0.25),
+                                                 HostRanking("blend", weight=0.7, half=60.0))
+    assert default.learns_hosts and legacy.learns_hosts and not strategy(SPITAG_STRATEGY="bfs").learns_hosts
+    off = strategy(SPITAG_HOST_WEIGHT="0")  # host learning off: hosts by their best link
+    assert off.ranking == HostRanking() and not off.learns_hosts
     assert default.seed() > 1e5  # seeds before any page, in score units
-    tuned = strategy_from_settings(settings(SPITAG_EXPLORE_PAGES="4", SPITAG_HOMOPHILY="0.25"))
-    assert (tuned.explore_pages, tuned.homophily) == (4.0, 0.25)
+    tuned = strategy(SPITAG_EXPLORE_PAGES="4", SPITAG_HOMOPHILY="0.25", SPITAG_HOST_K="2")
+    assert (tuned.explore_pages, tuned.homophily, tuned.ranking.k) == (4.0, 0.25, 2.0)
     with pytest.raises(BadInputError, match="SPITAG_EXPLORE_PAGES"):
-        strategy_from_settings(settings(SPITAG_EXPLORE_PAGES="0.5"))
+        strategy(SPITAG_EXPLORE_PAGES="0.5")
     with pytest.raises(BadInputError, match="SPITAG_HOMOPHILY"):
-        strategy_from_settings(settings(SPITAG_HOMOPHILY="2"))
+        strategy(SPITAG_HOMOPHILY="2")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import UsageError
 
-from spitag.config import CrawlConfig
+from spitag.options import Options
 from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.frontier import open_frontier
 from spitag.store import open_store, sqlite_path
@@ -53,19 +53,18 @@ def crawl_name(opts: argparse.Namespace) -> str:
 def open_crawl_store(settings: BaseSettings, *, must_exist: bool = False) -> Store:
     """The store named by ``SPITAG_STORE``. With ``must_exist``, a missing SQLite file is
     bad input (a typo in the path), not a new empty store. Raises SpitagError."""
-    config = CrawlConfig.from_settings(settings)
-    url = config.store_url
+    options = Options(settings)
+    url = options.store
     if must_exist and url.startswith("sqlite:") and not sqlite_path(url).is_file():
         raise BadInputError(f"no store at {url} (set SPITAG_STORE as for the crawl)")
-    return open_store(url, config.store_body)
+    return open_store(url, options.store_body)
 
 
 def frontier_for(settings: BaseSettings, crawl: str, **kwargs: Any) -> Frontier:
     """The crawl's frontier (``kwargs``: as for ``open_frontier``). A missing SQLite file
     is bad input (a typo in the path, or a command run in another folder than the
     crawl's), not a new empty frontier. Raises SpitagError."""
-    config = CrawlConfig.from_settings(settings)
-    url = config.frontier_url
+    url = Options(settings).frontier
     if url.startswith("sqlite:") and not sqlite_path(url, "SPITAG_FRONTIER").is_file():
         raise BadInputError(f"no frontier at {url} (set SPITAG_FRONTIER as for the crawl)")
     return open_frontier(url, crawl, **kwargs)
@@ -73,10 +72,10 @@ def frontier_for(settings: BaseSettings, crawl: str, **kwargs: Any) -> Frontier:
 
 def is_known(frontier: Frontier) -> bool:
     """Whether the frontier holds anything of its crawl (a typo in ``-a crawl=`` does not)."""
-    counts = frontier.counts()
+    counts = frontier.queue.counts()
     return bool(counts.queued or counts.leased or counts.done)
 
 
 def unknown_crawl(settings: BaseSettings, crawl: str) -> BadInputError:
-    url = CrawlConfig.from_settings(settings).frontier_url
+    url = Options(settings).frontier
     return BadInputError(f"crawl {crawl!r} has nothing in frontier {redact(url)} (check -a crawl= and SPITAG_FRONTIER)")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
+from spitag import parts
 from spitag.commands._common import report_error
 from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.preflight import check_backends, check_input
@@ -38,9 +39,8 @@ def preflight(settings: BaseSettings, name: str, spargs: dict[str, str]) -> None
     spidercls = frontier_spider(settings, name)
     if spidercls is None:
         return
-    settings = settings.copy()
-    spidercls.update_settings(settings)  # its custom_settings, as the crawl will have them
     try:
+        settings = parts.as_crawled(settings, spidercls)  # SpiTag's parts and the spider's own
         check_backends(check_input(settings, spargs))
     except (BadInputError, BackendUnavailableError) as exc:
         sys.exit(report_error(exc))
@@ -53,4 +53,6 @@ def frontier_spider(settings: BaseSettings, name: str) -> type | None:
         spidercls = get_spider_loader(settings).load(name)
     except Exception:  # (KeyError, or a module that fails to import: Scrapy says so next)
         return None
-    return spidercls if getattr(spidercls, "uses_frontier", False) else None
+    from spitag.spider import SpitagSpider
+
+    return spidercls if isinstance(spidercls, type) and issubclass(spidercls, SpitagSpider) else None

@@ -20,6 +20,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.conf import feed_process_params_from_cli
 from scrapy.utils.misc import load_object
 
+from spitag import parts
 from spitag.commands._common import add_crawl_option, open_crawl_store, report_error, spider_args
 from spitag.errors import BadInputError, SpitagError
 from spitag.scrapy_settings import check_output_path
@@ -65,7 +66,8 @@ class Command(ScrapyCommand):
                 self.exitcode = report_error(BadInputError(
                     f"crawl {crawl!r} has no URL in the store; crawls there: {known}"))
                 return
-            exporter_class = load_object(self.settings.getwithbase("FEED_EXPORTERS")[fmt])
+            exporters = {**self.settings.getwithbase("FEED_EXPORTERS"), **parts.EXPORTERS}  # as a crawl's feeds
+            exporter_class = load_object(exporters[fmt])
             out = nullcontext(sys.stdout.buffer) if path == "-" else open(path, "wb" if opts.overwrite else "ab")
             count = 0
             with out as handle:

@@ -8,9 +8,8 @@ hosts set aside as down (``SPITAG_HOST_FAILURES``) with the URLs waiting on them
 per-host counts with each host's next-allowed time and delay (and, on Redis, its
 downloads running and requests waiting for a place, every worker's together), and the
 ``top`` best waiting URLs with their priority and why they got it (the parent URL, the
-parent's semantic score, the strategy). Works on either backend:
-``SPITAG_FRONTIER`` (or ``REDIS_URL``) as for the crawl; ``SPITAG_STRATEGY`` names the
-strategy in the reasons a Redis frontier keeps compact.
+parent's semantic score, the crawl's strategy). Works on either backend:
+``SPITAG_FRONTIER`` (or ``REDIS_URL``) as for the crawl.
 """
 
 from __future__ import annotations
@@ -27,8 +26,7 @@ from scrapy.exceptions import UsageError
 from spitag.commands._common import add_crawl_option, frontier_for, report_error, spider_args
 from spitag.errors import BackendUnavailableError, SpitagError
 from spitag.frontier.owners import is_gone, short_name
-from spitag.politeness import host_delay_setting
-from spitag.scoring import strategy_from_settings
+from spitag.options import Options
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -67,7 +65,7 @@ class Command(ScrapyCommand):
             self.exitcode = report_error(exc)
             return
         try:
-            state = snapshot(frontier, top, host_limit, host_delay_setting(self.settings))
+            state = snapshot(frontier, top, host_limit, Options(self.settings).host_delay)
         except BackendUnavailableError as exc:
             self.exitcode = report_error(exc)
             return
@@ -82,7 +80,7 @@ class Command(ScrapyCommand):
                   " (check -a crawl= and SPITAG_FRONTIER)", file=sys.stderr)
 
     def _open(self, crawl: str) -> Frontier:
-        return frontier_for(self.settings, crawl, strategy=strategy_from_settings(self.settings).name)
+        return frontier_for(self.settings, crawl)
 
 
 def _count(spargs: dict[str, str], name: str, default: int) -> int:
@@ -94,16 +92,18 @@ def _count(spargs: dict[str, str], name: str, default: int) -> int:
 
 def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float) -> dict[str, Any]:
     """The frontier's own numbers, as plain data (``-a format=json`` prints this)."""
-    counts: Counts = frontier.counts()
-    hosts: list[HostState] = frontier.hosts(host_limit) if host_limit else []
-    best: list[Entry] = frontier.top(top) if top else []
-    down = frontier.hosts_down()
-    workers = frontier.workers()
+    queue = frontier.queue
+    counts: Counts = queue.counts()
+    hosts: list[HostState] = queue.hosts(host_limit) if host_limit else []
+    best: list[Entry] = queue.top(top) if top else []
+    down = frontier.gate.down()
+    workers = frontier.registry.workers()
+    strategy = frontier.registry.setup().get("strategy")
     now = time.time()
     return {
         "crawl": frontier.crawl,
         "frontier": redact(frontier.url),
-        "strategy": frontier.strategy,
+        "strategy": strategy,
         "queued": counts.queued,
         "leased": counts.leased,
         "done": counts.done,
@@ -129,7 +129,8 @@ def snapshot(frontier: Frontier, top: int, host_limit: int, default_delay: float
             for h in hosts
         ],
         "top": [
-            {"url": e.url, "host": e.host, "depth": e.depth, "priority": e.priority, "reason": e.reason}
+            {"url": e.url, "host": e.host, "depth": e.depth, "priority": e.priority,
+             "reason": {"strategy": strategy, **e.about()} if e.about() else None}
             for e in best
         ],
     }

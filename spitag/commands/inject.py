@@ -16,7 +16,8 @@ from scrapy.exceptions import UsageError
 from spitag.commands._common import add_crawl_option, crawl_name, frontier_for, is_known, report_error
 from spitag.errors import BadInputError, SpitagError
 from spitag.frontier import Entry
-from spitag.scoring import strategy_from_settings
+from spitag.options import Options
+from spitag.scoring import strategy_from_options
 from spitag.seeds import load_seeds
 from spitag.urls import host_of
 
@@ -45,7 +46,7 @@ class Command(ScrapyCommand):
         try:
             value = args[0][1:] if len(args) == 1 and args[0].startswith("@") else ",".join(args)
             seeds = load_seeds(value)
-            priority = strategy_from_settings(self.settings).seed()
+            priority = strategy_from_options(Options(self.settings)).seed()
         except BadInputError as exc:
             self.exitcode = report_error(exc)
             return
@@ -53,7 +54,7 @@ class Command(ScrapyCommand):
             frontier = frontier_for(self.settings, crawl)
             try:
                 new_crawl = not is_known(frontier)
-                result = frontier.push([Entry(u, host_of(u), 0, priority, None) for u in seeds], "max")
+                result = frontier.queue.push([Entry(u, host_of(u), 0, priority) for u in seeds], "max")
             finally:
                 frontier.close()
         except SpitagError as exc:

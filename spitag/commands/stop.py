@@ -42,7 +42,7 @@ class Command(ScrapyCommand):
             try:
                 if not is_known(frontier):
                     raise unknown_crawl(self.settings, crawl)
-                frontier.request_stop()
+                frontier.registry.request_stop()
             finally:
                 frontier.close()
         except SpitagError as exc:

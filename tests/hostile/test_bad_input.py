@@ -42,7 +42,7 @@ CASES = [
     ("progress-interval", "http://bad.test/", {"SPITAG_PROGRESS_INTERVAL": "-1"}, 2, ["SPITAG_PROGRESS_INTERVAL"]),
     ("score-half-bfs", "http://bad.test/", {"SPITAG_STRATEGY": "bfs", "SPITAG_SCORE_HALF": "x"}, 2,
      ["SPITAG_SCORE_HALF"]),
-    ("score-half-zero", "http://bad.test/", {"SPITAG_SCORE_HALF": "0"}, 2, ["SPITAG_SCORE_HALF", "positive"]),
+    ("score-half-zero", "http://bad.test/", {"SPITAG_SCORE_HALF": "0"}, 2, ["SPITAG_SCORE_HALF", "more than 0"]),
     ("link-cash", "http://bad.test/", {"SPITAG_LINK_CASH": "-1"}, 2, ["SPITAG_LINK_CASH"]),
     ("depth-limit", "http://bad.test/", {"DEPTH_LIMIT": "-1"}, 2, ["DEPTH_LIMIT"]),
     ("infinite-host-delay", "http://bad.test/", {"SPITAG_HOST_DELAY": "inf"}, 2, ["SPITAG_HOST_DELAY", "finite"]),

@@ -69,7 +69,7 @@ def test_disk_full_waits_then_finishes_when_there_is_room(tmp_path: Path, small_
                 proc.kill()
         served = {e.path for e in server.log if e.host == "full.test" and e.path != "/robots.txt"}
     log = log_path.read_text()
-    assert "nothing is dropped, retrying with backoff" in log and "is back after" in log
+    assert "retrying with backoff, nothing is lost" in log and "is back after" in log
     with sqlite3.connect(small_disk / "store.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         urls = {u for (u,) in conn.execute("SELECT url FROM url WHERE crawl = 'full'")}

@@ -1,0 +1,32 @@
+"""The robots.txt cache (spitag.frontier.robots): one suite, every backend."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+import redis
+
+from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.frontier.owners import started, this_space
+from spitag.ranking import HostRanking
+from tests.frontier.conftest import entry, near
+
+
+def test_robots_kept_for_every_worker_until_their_time_is_up(make) -> None:
+    """``keep_robots``: what one worker fetched, another (or a resumed run) reads, per
+    host and port and per crawl, until its time to live is over; kept again, renewed."""
+    a, b, other = make(owner="w:1:a"), make(owner="w:2:b"), make(crawl="other")
+    assert b.robots.get("h.test") is None
+    a.robots.keep("h.test", b"\x00blob", 0.4)
+    a.robots.keep("h.test:8080", b"port", 30.0)
+    assert b.robots.get("h.test") == b"\x00blob" and b.robots.get("h.test:8080") == b"port"
+    assert other.robots.get("h.test") is None  # another crawl keeps its own
+    time.sleep(0.5)
+    assert b.robots.get("h.test") is None and b.robots.get("h.test:8080") == b"port"
+    b.robots.keep("h.test", b"again", 30.0)
+    assert a.robots.get("h.test") == b"again"
