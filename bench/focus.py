@@ -64,6 +64,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from bench.blind_bound import blind_harvest  # noqa: E402
+from bench.harvest import harvest, oracle_order  # noqa: E402
 from bench.depth_figures import depth_record, load_crawl, merged_depths, print_figures, write_comparisons  # noqa: E402
 from bench.webgen import (  # noqa: E402
     FLINK_HOST,
@@ -74,8 +75,8 @@ from bench.webgen import (  # noqa: E402
     load_counted_web,
     verify_sample,
 )
-from tests.support.redisserver import RedisServer  # noqa: E402
-from tests.support.webserver import DictSite, LogEntry, WebServer  # noqa: E402
+from testbed.redisserver import RedisServer  # noqa: E402
+from testbed.webserver import DictSite, LogEntry, WebServer  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -166,51 +167,6 @@ def choice_lag(pages: Sequence[dict[str, Any]], parents: dict[tuple[str, str], t
     if not gaps:
         return {"parents": 0, "p10": None, "median": None}
     return {"parents": len(gaps), "p10": gaps[(len(gaps) - 1) // 10], "median": gaps[(len(gaps) - 1) // 2]}
-
-
-def harvest(counts: Sequence[int], k: int) -> float | None:
-    """Mean of the first k counts; None when fewer than k pages were fetched."""
-    if len(counts) < k or k <= 0:
-        return None
-    return sum(counts[:k]) / k
-
-
-def oracle_order(
-    links: Mapping[str, Sequence[str]],
-    counts: Mapping[str, int],
-    seeds: Sequence[str],
-    limit: int,
-) -> list[str]:
-    """Best-first with perfect knowledge: fetch the discovered, unfetched page with the
-    highest true count (ties: the first discovered), then discover its links.
-
-    Greedy, so an upper bound in spirit, not a proof: a crawler that spends a fetch on
-    a poor hub early could in principle beat it at some K. Pages not in ``counts``
-    (not answered 200) are never fetched.
-    """
-    import heapq
-
-    heap: list[tuple[int, int, str]] = []
-    discovered: set[str] = set()
-    order: list[str] = []
-    tick = 0
-
-    def discover(url: str) -> None:
-        nonlocal tick
-        if url in discovered or url not in counts:
-            return
-        discovered.add(url)
-        heapq.heappush(heap, (-counts[url], tick, url))
-        tick += 1
-
-    for seed in seeds:
-        discover(seed)
-    while heap and len(order) < limit:
-        _, _, url = heapq.heappop(heap)
-        order.append(url)
-        for v in links.get(url, ()):
-            discover(v)
-    return order
 
 
 def cumulative(counts: Sequence[int]) -> list[int]:

@@ -45,7 +45,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.focus import harvest  # noqa: E402
+from bench.harvest import harvest  # noqa: E402
 
 
 @dataclass

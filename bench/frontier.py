@@ -51,7 +51,7 @@ sys.path[:0] = [str(REPO), str(BENCH)]
 import redis  # noqa: E402
 
 from serve import Nginx, make_site  # noqa: E402
-from tests.support.redisserver import RedisServer  # noqa: E402
+from testbed.redisserver import RedisServer  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 WORDS = (
@@ -227,8 +227,7 @@ def gen_entries(n: int, hosts: int, dist: str, seed: int = 1, children: int = 1)
         current[h] = (parent, current[h][1] + 1 if h in current and current[h][0] == parent else 1)
         score = float(rnd.choice((0, 0, 1, 2, 3, 4, 6, 9, 12, 20, 35)))
         priority = score / (score + 10) + 0.1 * rnd.random() / rnd.randint(20, 200)
-        reason = {"strategy": "spitag", "parent": parent, "parent_score": score}
-        out.append(Entry(url, host, rnd.randint(1, 8), priority, reason))
+        out.append(Entry(url, host, rnd.randint(1, 8), priority, parent, score))
         per_host[h].append(url)
     return out
 
@@ -267,6 +266,7 @@ def config_name(config: dict[str, int]) -> str:
 
 def ours_memory(entries: list[Any], config: dict[str, int], variant: str) -> dict[str, Any]:
     from spitag.frontier import open_frontier
+    from spitag.ranking import HostRanking
 
     if True:
         with RedisServer() as server:
@@ -274,13 +274,13 @@ def ours_memory(entries: list[Any], config: dict[str, int], variant: str) -> dic
             for name, value in config.items():
                 client.config_set(name, value)
             before = used_memory(client)
-            frontier = open_frontier(server.url, "mem", strategy="spitag", host_weight=0.7)
+            frontier = open_frontier(server.url, "mem", ranking=HostRanking("posterior"))
             started = time.perf_counter()
             for i in range(0, len(entries), 1000):  # the scheduler's push batch
-                frontier.push(entries[i : i + 1000], "sum")
+                frontier.queue.push(entries[i : i + 1000], "sum")
             push_seconds = time.perf_counter() - started
             after = used_memory(client)
-            counts = frontier.counts()
+            counts = frontier.queue.counts()
             by_key, encodings = key_report(client, len(entries))
             frontier.close()
     assert counts.queued == len(entries), counts
@@ -295,7 +295,7 @@ def simulated_memory(entries: list[Any], config: dict[str, int], int_scores: boo
     every bucket stays a listpack, value ``depth|parent_score``; plus hosts/ready/n.
     ``int_scores``: priorities stored as integers (micro-units), which a listpack keeps
     in 1–9 bytes instead of a 17-digit string."""
-    from spitag.frontier.redis import encode_member
+    from spitag.frontier.redis.db import encode_member
 
     per_host = collections.Counter(e.host for e in entries)
     with RedisServer() as server:
@@ -310,7 +310,7 @@ def simulated_memory(entries: list[Any], config: dict[str, int], int_scores: boo
             fp = hashlib.sha1(member.encode()).hexdigest()[:16]
             bucket = int(fp[:8], 16) % max(1, math.ceil(per_host[host] / 100))
             pipe.zadd(f"{p}q:{host}", {member: round(e.priority * 1e6) if int_scores else e.priority})
-            pipe.hset(f"{p}h:{host}:{bucket}", fp, f"{e.depth}|{e.reason['parent_score']:g}")
+            pipe.hset(f"{p}h:{host}:{bucket}", fp, f"{e.depth}|{e.parent_score:g}")
             if i % 2000 == 1999:
                 pipe.execute()
         for host in per_host:
@@ -380,7 +380,7 @@ def run_memory(args: argparse.Namespace) -> dict[str, Any]:
     sizes = collections.Counter(e.host for e in zipf)
     share = lambda limit: sum(v for v in sizes.values() if v > limit) / len(zipf)  # noqa: E731
     rows: list[dict[str, Any]] = []
-    import spitag.frontier.redis as frontier_redis
+    import spitag.frontier.redis.db as frontier_redis
 
     def add(system: str, dist: str, config: dict, variant: str, result: dict) -> None:
         rows.append({"system": system, "dist": dist, "config": config_name(config), "variant": variant, **result})
@@ -396,13 +396,13 @@ def run_memory(args: argparse.Namespace) -> dict[str, Any]:
         add("simulated", "zipf", {}, "fp-buckets", simulated_memory(zipf, {}))
         add("simulated", "zipf", LISTPACK_1024, "fp-buckets", simulated_memory(zipf, LISTPACK_1024))
 
-    parents = len({e.reason["parent"] for e in zipf})
+    parents = len({e.parent for e in zipf})
     return {
         "urls": args.urls, "hosts": args.hosts, "rows": rows,
         "zipf_hosts": {"largest": sizes.most_common(1)[0][1], "share_in_hosts_over_128": share(128),
                        "share_in_hosts_over_1024": share(1024)},
         "distinct_parents": parents,
-        "distinct_parents_crawl_like": len({e.reason["parent"] for e in crawl_like}),
+        "distinct_parents_crawl_like": len({e.parent for e in crawl_like}),
         "mean_member_len": statistics.mean(len(frontier_redis.encode_member(e.url)[1]) for e in zipf),
         "mean_score_len": statistics.mean(len(repr(float(e.priority))) for e in zipf),
     }
@@ -425,7 +425,6 @@ def crawl_child(kind: str, seed: str, redis_url: str, concurrency: int, stats_pa
     import scrapy
     from scrapy.crawler import CrawlerProcess
 
-    import settings as project
 
     class PlainSpider(scrapy.Spider):
         """Follow every link; no items. The same parse for a, b and c."""
@@ -444,23 +443,30 @@ def crawl_child(kind: str, seed: str, redis_url: str, concurrency: int, stats_pa
                 yield response.follow(href, callback=self.parse)
 
     class FrontierPlainSpider(PlainSpider):
-        """(b): the same parse; requests the scheduler rebuilds carry spitag_url and depth,
-        and each page, having no item to store, is settled (acknowledged) once parsed."""
+        """(b): the same parse on SpiTag's scheduler (breadth-first, no other part of
+        SpiTag); requests the scheduler rebuilds carry their frontier entry, and each
+        page, having no item to store, is settled (acknowledged) once parsed."""
 
         name = "plainfrontier"
-        uses_frontier = True
+        crawl_id = "bench"
 
-        def make_request(self, url: str, *, depth: int, priority: float, reason: Any, combine: Any = None,
-                         revisit: Any = None) -> Any:
-            return scrapy.Request(url, callback=self.parse, priority=int(priority),
-                                  meta={"depth": depth, "spitag_url": url})
+        def __init__(self, seed: str, **kwargs: Any) -> None:
+            from spitag.scoring import BreadthFirst
+
+            super().__init__(seed, **kwargs)
+            self.strategy = BreadthFirst()
+
+        def frontier_request(self, entry: Any, combine: Any = None) -> Any:
+            from spitag import meta
+
+            return meta.frontier_request(entry, callback=self.parse, combine=combine)
 
         def parse(self, response: Any) -> Any:
-            from spitag.signals import url_settled
+            from spitag import meta
+            from spitag.outcomes import SETTLED, end
 
             yield from super().parse(response)
-            self.crawler.signals.send_catch_log(url_settled, url=response.meta.get("spitag_url", response.url),
-                                                spider=self)
+            end(self.crawler, SETTLED, [meta.url_of(response) or response.url])
 
     settings: dict[str, Any] = {
         "LOG_LEVEL": "INFO", "ROBOTSTXT_OBEY": False, "TELNETCONSOLE_ENABLED": False,
@@ -471,7 +477,6 @@ def crawl_child(kind: str, seed: str, redis_url: str, concurrency: int, stats_pa
     if kind == "a":
         settings.update(scrapy_redis_settings(redis_url))
     elif kind == "b":
-        settings.update({k: getattr(project, k) for k in dir(project) if k.startswith("SPITAG_")})
         settings.update({"SCHEDULER": "spitag.scheduler.FrontierScheduler", "SPITAG_FRONTIER": redis_url})
         spider = FrontierPlainSpider
     process = CrawlerProcess(settings)
@@ -677,7 +682,7 @@ def redis_benchmark(requests: int) -> dict[str, Any]:
     """redis-benchmark (Debian's redis-tools) on a fresh server: plain SET, a small
     EVALSHA (one ZADD + one HSET, the shape of a one-URL push), our PUSH script with one
     new URL per call, our POP script popping 16 (after the pushes filled the queue)."""
-    from spitag.frontier.redis import POP, PUSH
+    from spitag.frontier.redis.scripts import source
 
     binary = shutil.which("redis-benchmark")
     if binary is None:
@@ -687,18 +692,18 @@ def redis_benchmark(requests: int) -> dict[str, Any]:
         client = redis.Redis.from_url(server.url)
         small = client.script_load("redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2]) "
                                    "redis.call('HSET', KEYS[2], ARGV[2], ARGV[3]) return 1")
-        push, pop = client.script_load(PUSH), client.script_load(POP)
+        push, pop = client.script_load(source("push")), client.script_load(source("pop"))
         base = [binary, "-p", str(server.port), "-c", "50", "--csv"]
         tests = {
             "SET": ["-n", str(requests), "-r", "100000", "SET", "k:__rand_int__", "v"],
             "EVALSHA zadd+hset": ["-n", str(requests), "-r", "1000000", "EVALSHA", small, "2", "z:__rand_int__",
                                   "h:__rand_int__", "0.5", "s/news/2024/05/some-article-slug-__rand_int__.html", "3|12.0|"],
             "EVALSHA push 1 URL": ["-n", str(requests), "-r", "2000", "EVALSHA", push, "0", "spitag:rb:", "sum",
-                                   "0.7", "10", "www.host__rand_int__.com", "s/news/2024/05/some-article-slug-__rand_int__.html",
+                                   "www.host__rand_int__.com", "s/news/2024/05/some-article-slug-__rand_int__.html",
                                    "0.5454", "3", "12", "www.host__rand_int__.com",
                                    "s/news/2024/05/the-parent-article-slug-1.html", ""],
             "EVALSHA pop 16": ["-n", str(max(requests // 20, 1000)), "EVALSHA", pop, "0", "spitag:rb:", "16", "60",
-                               "bench-owner", "0", "16", "0.7", "10", "256"],
+                               "bench-owner", "0", "16", "256", "0"],
         }
         for name, extra in tests.items():
             proc = subprocess.run(base + extra, capture_output=True, text=True, timeout=300)

@@ -18,10 +18,10 @@ showed, see ``bench/README.md``):
   ``per_host`` (4, ``CONCURRENT_REQUESTS_PER_DOMAIN``) per host and pop, each host's
   URLs by priority. Ties as SQLite breaks them (its query plans): hosts popped
   longest ago first, then the host seen first; a host's URL inserted last first.
-  The host rank is one of ``RANKERS``, chosen by the strategy's ``host_ranking``:
-  ``current`` (``spitag.frontier.base.host_rank``, the σ blend) or ``posterior``
-  (``spitag.scoring.host_posterior``, ``SPITAG_HOST_K``), fed with what the
-  backends store per host (best queued priority, score sum, pages learnt).
+  The host rank is one of ``RANKERS``, chosen by the strategy's ranking
+  (``spitag.ranking``): ``current`` (its ``blend``) or ``posterior`` (``SPITAG_HOST_K``),
+  fed with what the backends store per host (best queued priority, score sum, pages
+  learnt).
   ``SPITAG_HOST_PROBE`` (on by default, as in the crawler): a host not learnt yet
   gives one URL per pop, and none while that page is in flight (until it is parsed:
   the crawler's frontier, until it is learnt or leaves its lease).
@@ -55,6 +55,8 @@ Everything is seeded; the same inputs give the same numbers.
 
 from __future__ import annotations
 
+import functools
+
 import argparse
 import heapq
 import json
@@ -76,7 +78,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from scrapy.settings import Settings
 
-from bench.focus import harvest, oracle_order
+from bench.harvest import harvest, oracle_order
 from bench.webgen import (
     WebParams,
     build_counted_web,
@@ -85,9 +87,10 @@ from bench.webgen import (
     corpus_stamp,
     page_links,
 )
-from spitag.frontier.base import host_rank
+from spitag.options import Options
 from spitag.pace import UnscoredLimit
-from spitag.scoring import Parent, Strategy, host_posterior, strategy_from_settings
+from spitag.ranking import HostRanking
+from spitag.scoring import Parent, Strategy, strategy_from_options
 
 DEFAULT_WORK = Path(os.environ.get("TMPDIR", "/tmp")) / "spitag-bench"
 
@@ -186,10 +189,17 @@ def build_graph(
 Ranker = Callable[[float, float, int, dict[str, float]], float]
 
 
+@functools.cache
+def _ranking(mode: str, k: float = 0.25, weight: float = 0.0, half: float = 60.0, prior: float = 0.0) -> HostRanking:
+    return HostRanking(mode, k, weight, half, prior)
+
+
 def rank_current(best: float, total: float, pages: int, k: dict[str, float]) -> float:
-    """``spitag.frontier.base.host_rank`` as it is (blend of σ(mean) and squashed best)."""
-    mean = total / pages if pages else None
-    return host_rank(best, mean, k.get("host_weight", 0.0), k.get("half", 60.0), k.get("prior", 0.0))
+    """The ``blend`` of ``spitag.ranking`` (σ of the host's mean and the squashed best)."""
+    if k.get("host_weight", 0.0) <= 0:
+        return best
+    return _ranking("blend", weight=k["host_weight"], half=k.get("half", 60.0), prior=k.get("prior", 0.0)).rank(
+        best, total, pages)
 
 
 def rank_best(best: float, total: float, pages: int, k: dict[str, float]) -> float:
@@ -205,12 +215,11 @@ def rank_posterior(best: float, total: float, pages: int, k: dict[str, float]) -
     observations dominate (n ≫ k). ``best`` must then be in score units (the strategy's
     estimate of a page's semantic score), which the ``spitag`` strategy gives.
     """
-    return host_posterior(best, total, pages, k.get("host_k", 0.25))
+    return _ranking("posterior", k.get("host_k", 0.25)).rank(best, total, pages)
 
 
 RANKERS: dict[str, Ranker] = {"current": rank_current, "best": rank_best, "posterior": rank_posterior}
-# A strategy's ``host_ranking`` picks its ranker: "posterior" (``spitag``; to be ported
-# to the frontier backends) or "blend" (today's host_rank: ``current``).
+# A strategy's ranking picks its ranker: "posterior" (``spitag``) or "blend" (``current``).
 
 
 # ============================================================================ the simulation
@@ -391,20 +400,18 @@ def simulate(
     s.setmodule("settings", priority="project")
     s.setdict(settings, priority="cmdline")
     name = s.get("SPITAG_STRATEGY")
-    strategy = Truth(graph) if name == "truth" else ParentScore() if name == "parent" else strategy_from_settings(s)
-    learns = bool(getattr(strategy, "learns_hosts", False))
-    k = {
-        "host_weight": s.getfloat("SPITAG_HOST_WEIGHT"),
-        "half": s.getfloat("SPITAG_SCORE_HALF"),
-        "prior": s.getfloat("SPITAG_HOST_PRIOR"),
-    }
-    k["host_k"] = float(s.get("SPITAG_HOST_K") or 0.25)
-    k["probe"] = float(s.getbool("SPITAG_HOST_PROBE"))
+    if name in ("truth", "parent"):  # the simulator's own: SpiTag's settings read as for spitag
+        s.set("SPITAG_STRATEGY", "spitag", priority="cmdline")
+    options = Options(s, environ={})
+    strategy = Truth(graph) if name == "truth" else ParentScore() if name == "parent" else strategy_from_options(options)
+    learns = strategy.learns_hosts
+    k = {"host_weight": options.host_weight, "half": options.score_half, "prior": options.host_prior,
+         "host_k": options.host_k, "probe": float(options.host_probe)}
     k.update(knobs or {})
     if ranker is None:
-        ranker = "posterior" if getattr(strategy, "host_ranking", "blend") == "posterior" else "current"
+        ranker = "posterior" if strategy.ranking.mode == "posterior" else "current"
     frontier = Frontier(RANKERS[ranker], k, learns)
-    rescore_seconds = s.getfloat("SPITAG_RESCORE_SECONDS") if hasattr(strategy, "estimates") and learns else 0.0
+    rescore_seconds = options.rescore_seconds if hasattr(strategy, "estimates") and learns else 0.0
     rescored = -1  # the strategy's refits at the last rescore
     rescored_at = -math.inf
     seed_hosts = {graph.host[sid] for sid in graph.seeds}

@@ -49,10 +49,10 @@ from scrapy.http import HtmlResponse, Request  # noqa: E402
 from spitag.digest import md5_hex  # noqa: E402
 from spitag.record import response_item  # noqa: E402
 from spitag.store import open_store  # noqa: E402
-from tests.support.corpus import PAGES_ARCHIVE, unpack  # noqa: E402
-from tests.support.pgserver import PgServer  # noqa: E402
-from tests.support.sites import tree_site  # noqa: E402
-from tests.support.webserver import WebServer  # noqa: E402
+from testbed.corpus import PAGES_ARCHIVE, unpack  # noqa: E402
+from testbed.pgserver import PgServer  # noqa: E402
+from testbed.sites import tree_site  # noqa: E402
+from testbed.webserver import WebServer  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

@@ -117,7 +117,7 @@ def tree_cpu(pid: int) -> float:
 
 
 class Servers:
-    """redis-server and PostgreSQL when some config needs them (tests/support)."""
+    """redis-server and PostgreSQL when some config needs them (testbed)."""
 
     def __init__(self, configs: list[str]) -> None:
         self.redis = self.pg = None
@@ -125,12 +125,12 @@ class Servers:
         if {"b", "b2", "e"} & set(configs):
             import redis
 
-            from tests.support.redisserver import RedisServer
+            from testbed.redisserver import RedisServer
 
             self.redis = RedisServer().start()
             self.client = redis.Redis.from_url(self.redis.url)
         if "e" in configs:
-            from tests.support.pgserver import PgServer
+            from testbed.pgserver import PgServer
 
             self.pg = PgServer().start()
 
@@ -361,7 +361,7 @@ def corpus_profile(corpus: Path) -> dict[str, Any]:
     from profile_corpus import percentile
 
     from spitag.extract import profile_html
-    from tests.support.corpus import PAGES_ARCHIVE, unpack
+    from testbed.corpus import PAGES_ARCHIVE, unpack
 
     with tempfile.TemporaryDirectory(prefix="spitag-tp-pages-") as tmp:
         folder = unpack(corpus / PAGES_ARCHIVE, tmp)
@@ -380,10 +380,9 @@ BUDGET_NAME = re.compile(r"BUDGET|(EXTRACT|PROFILE|PARSE).*(SECONDS|TIMEOUT|_MS|
 
 
 def budget_settings() -> dict[str, Any]:
-    import importlib
+    from spitag.options import SETTINGS
 
-    project = importlib.import_module("settings")
-    found = {k: getattr(project, k) for k in dir(project) if k.isupper() and BUDGET_NAME.search(k)}
+    found = {s.name: s.default for s in SETTINGS if BUDGET_NAME.search(s.name)}
     per_page = {k: v for k, v in found.items() if k != "SPITAG_PAGE_BUDGET"}
     return {"settings": per_page, "all_matches": found,
             "note": "SPITAG_PAGE_BUDGET is the number of pages of a crawl (Nutch's -topN), not a time"}

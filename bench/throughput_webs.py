@@ -12,11 +12,11 @@
     every config leaves out of scope, instead of to 127.0.0.1 (where they would 404).
     (``hard::…`` manifest entries get ``http://<file>.invalid/``.) A page that has its
     own ``<base>`` keeps it, after ours: the first one wins, as in browsers.
-  - four links appended before the last ``</body>`` (``tests/support/corpus.py``'s
+  - four links appended before the last ``</body>`` (``testbed/corpus.py``'s
     ``_add_links``): the index, the page's hub, the previous and the next page;
   - served at ``/u/<host>/<k>.html`` (UTF-8 bodies, sent with ``charset=utf-8``) or
     ``/r/<host>/<k>.html`` (other encodings, sent as ``text/html`` without charset so
-    the page's own ``<meta charset>`` decides, as tests/support/corpus.py does). The
+    the page's own ``<meta charset>`` decides, as testbed/corpus.py does). The
     host in the path keeps URL shapes apart (SpiTag's spider-trap guard counts layers
     per shape).
 
@@ -45,7 +45,7 @@ for _p in (str(REPO), str(BENCH)):
 
 import serve  # noqa: E402
 from serve import Nginx, make_site  # noqa: E402
-from tests.support.corpus import PAGES_ARCHIVE, _add_links, unpack  # noqa: E402
+from testbed.corpus import PAGES_ARCHIVE, _add_links, unpack  # noqa: E402
 
 HUB_SIZE = 50
 STAMP_VERSION = "throughput-real-2"

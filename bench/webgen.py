@@ -65,7 +65,7 @@ import lxml.html  # noqa: E402
 from w3lib.encoding import html_to_unicode  # noqa: E402
 
 from spitag.urls import try_normalize  # noqa: E402  (URL spelling only, as the crawler requests)
-from tests.support.corpus import (  # noqa: E402
+from testbed.corpus import (  # noqa: E402
     FLINK_ARCHIVE,
     FLINK_HOST,
     PAGES_ARCHIVE,
@@ -74,7 +74,7 @@ from tests.support.corpus import (  # noqa: E402
     real_pages,
     unpack,
 )
-from tests.support.webserver import HTML_UTF8, Response, Site, https_rewriter  # noqa: E402
+from testbed.webserver import HTML_UTF8, Response, Site, https_rewriter  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -179,7 +179,7 @@ def neutralize(body: bytes) -> bytes:
 
 
 def html_content_type(body: bytes) -> str:
-    """As ``tests.support.corpus`` serves real pages: utf-8 when the bytes are utf-8,
+    """As ``testbed.corpus`` serves real pages: utf-8 when the bytes are utf-8,
     else no charset (the client reads the page's own ``<meta charset>``)."""
     try:
         body.decode("utf-8")

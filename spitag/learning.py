@@ -170,5 +170,10 @@ class StrategyFeed:
             return  # nothing waits: no time spent, none to wait for
         self.rescored_at = now
         ranked = self.outage.call(self.log.rescore, estimates)
+        if ranked is None:
+            return
+        # every estimate is kept with its host (a host whose URLs are not in the queue
+        # yet ranks by it once they are); those with queued URLs were ranked again now
+        self.crawler.stats.inc_value("spitag/strategy/estimates_given", len(estimates))
         if ranked:
             self.crawler.stats.inc_value("spitag/frontier/rescored", ranked)

@@ -8,10 +8,10 @@ from typing import Iterator
 
 import pytest
 
-from tests.support.corpus import FLINK_ARCHIVE, PAGES_ARCHIVE, unpack
-from tests.support.pgserver import PgServer
-from tests.support.redisserver import RedisServer
-from tests.support.webserver import WebServer
+from testbed.corpus import FLINK_ARCHIVE, PAGES_ARCHIVE, unpack
+from testbed.pgserver import PgServer
+from testbed.redisserver import RedisServer
+from testbed.webserver import WebServer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -45,8 +45,8 @@ from bench.webgen import (
     split_hosts,
     verify_sample,
 )
-from tests.support.corpus import FLINK_HOST, PAGES_ARCHIVE, RealPage, real_pages
-from tests.support.webserver import DictSite, LogEntry, WebServer
+from testbed.corpus import FLINK_HOST, PAGES_ARCHIVE, RealPage, real_pages
+from testbed.webserver import DictSite, LogEntry, WebServer
 
 TINY = WebParams(seed=7, sites=8, size_median=4, size_sigma=0.6, size_min=3, size_max=8, seeds=2, flink=False)
 
@@ -389,10 +389,10 @@ def test_focus_runs_on_another_corpus_without_flink(real_pages_dir: Path, tmp_pa
     assert blind["x_oracle"] == pytest.approx(blind["harvest"] / result["table"]["oracle"]["10"]["harvest"])
     assert any(line.startswith("blind ") for line in done.stdout.splitlines())
     assert "blind = what a strategy that learns a site's value only from its own pages" in done.stdout
-    # spitag ranked the hosts it had not fetched yet by its latest estimates, as they moved
+    # spitag gave the hosts it had not fetched yet its latest estimates, as they moved
     log = (out / "run1" / "spitag" / "crawl.log").read_text()
-    rescored = re.search(r"'spitag/frontier/rescored': (\d+)", log)
-    assert rescored and int(rescored.group(1)) > 0, log[-3000:]
+    given = re.search(r"'spitag/strategy/estimates_given': (\d+)", log)
+    assert given and int(given.group(1)) > 0, log[-3000:]
     # spitag against bfs, as the thesis compared SpiTag with Nutch: per depth, and the
     # HTML comparison scrapy report writes
     versus = result["depth_vs"]["bfs"]

@@ -30,7 +30,7 @@ import pytest
 from spitag.extract import COUNT_KEYS, profile_html
 from spitag.frontier import Entry, open_frontier
 from spitag.urls import normalize_url
-from tests.support.corpus import FLINK_HOST, flink_site, real_pages, real_pages_site, ring_links
+from testbed.corpus import FLINK_HOST, flink_site, real_pages, real_pages_site, ring_links
 from tests.support.crawl import (
     REPO,
     CrawlRun,
@@ -50,8 +50,8 @@ from tests.support.crawl import (
     sqlite_url,
     url_rows,
 )
-from tests.support.sites import CountingSite, DeadSite, FlakySite, RefusingSite, tree_site
-from tests.support.webserver import DictSite, DirectorySite, Response, WebServer
+from testbed.sites import CountingSite, DeadSite, FlakySite, RefusingSite, tree_site
+from testbed.webserver import DictSite, DirectorySite, Response, WebServer
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")

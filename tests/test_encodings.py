@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 CZECH = "Příliš žluťoučký kůň úpěl ďábelské ódy"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from spitag.extract import profile_html
 from tests.support.crawl import run_crawl
-from tests.support.webserver import DictSite, WebServer
+from testbed.webserver import DictSite, WebServer
 
 PAGE = """<html prefix="dc: http://purl.org/dc/terms/"><head><title>T</title>
 <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Article", "name": "A"}</script>

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.crawl import REPO, run_crawl, sqlite_url
-from tests.support.webserver import DictSite, WebServer
+from testbed.webserver import DictSite, WebServer
 
 PAGE = """<html><head><title>rich \x0b page</title>
 <meta property="og:title" content="An OpenGraph title">

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from spitag.store import open_store
-from tests.support.pgserver import free_port
-from tests.support.sites import tree_site
-from tests.support.webserver import WebServer
+from testbed.pgserver import free_port
+from testbed.sites import tree_site
+from testbed.webserver import WebServer
 from tests.test_store_contract import GRAPH, record
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.crawl import run_crawl
-from tests.support.sites import tree_paths, tree_site
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.sites import tree_paths, tree_site
+from testbed.webserver import DictSite, Response, WebServer
 
 DELAY = 0.25  # seconds each page takes to answer
 PAGES = 40

@@ -21,7 +21,7 @@ from spitag.extract import profile_html
 from spitag.offload import ProfilePool, processes_setting
 from spitag.profile_worker import ProfileJob, run
 from spitag.urls import normalize_url
-from tests.support.corpus import real_pages, real_pages_site, ring_links
+from testbed.corpus import real_pages, real_pages_site, ring_links
 from tests.support.crawl import (
     REPO,
     CrawlRun,
@@ -32,7 +32,7 @@ from tests.support.crawl import (
     run_crawl,
     url_rows,
 )
-from tests.support.webserver import WebServer
+from testbed.webserver import WebServer
 
 VARYING = {"fetched_at", "expires"}  # when the answer came: differs between two crawls
 BNODE = re.compile(r"_:N[0-9a-f]{32}")

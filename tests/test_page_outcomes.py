@@ -16,7 +16,7 @@ from pathlib import Path
 
 from spitag.frontier.records import DONE
 from tests.support.crawl import run_crawl, url_rows
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.webserver import DictSite, Response, WebServer
 
 HOME = """<html><head><title>home</title><meta property="og:title" content="home"></head><body>
 <a href="/a">a</a> <a href="/b">b</a> <a href="/missing">missing</a>

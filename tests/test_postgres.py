@@ -1,6 +1,6 @@
 """The PostgreSQL store beyond the contract: faults, several writers, a restart mid-crawl.
 
-Every test runs a real PostgreSQL (tests/support/pgserver.py); those that stop or
+Every test runs a real PostgreSQL (testbed/pgserver.py); those that stop or
 restart it get a server of their own, so the session's server stays up for the rest.
 """
 
@@ -25,9 +25,9 @@ from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.store import open_store
 from spitag.store.postgres import ping
 from spitag.store.schema import SCHEMA_VERSION
-from tests.support.pgserver import PgServer, free_port
-from tests.support.sites import tree_paths, tree_site
-from tests.support.webserver import WebServer
+from testbed.pgserver import PgServer, free_port
+from testbed.sites import tree_paths, tree_site
+from testbed.webserver import WebServer
 from tests.test_store_contract import record
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from spitag.frontier import open_frontier
-from tests.support.sites import tree_site
-from tests.support.webserver import WebServer
+from testbed.sites import tree_site
+from testbed.webserver import WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 HOST = "slow.test"
@@ -203,7 +203,7 @@ def test_progress_asks_a_frontier_back_from_an_outage_within_seconds(tmp_path: P
 
     from spitag.frontier import Entry
     from spitag.progress import Progress
-    from tests.support.redisserver import RedisServer
+    from testbed.redisserver import RedisServer
 
     with RedisServer() as server:
         frontier = open_frontier(server.url, "progress")

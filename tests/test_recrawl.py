@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.crawl import page_rows, requested_urls, run_crawl, url_rows
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.webserver import DictSite, Response, WebServer
 
 HOST = "news.test"
 BASE = f"http://{HOST}"

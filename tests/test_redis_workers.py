@@ -14,10 +14,10 @@ from pathlib import Path
 import redis
 
 from tests.support.crawl import parse_stats
-from tests.support.redisserver import RedisServer
+from testbed.redisserver import RedisServer
 from spitag.frontier import open_frontier
-from tests.support.sites import CountingSite, DeadSite, RefusingSite, tree_paths, tree_site
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.sites import CountingSite, DeadSite, RefusingSite, tree_paths, tree_site
+from testbed.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from matplotlib.image import imread
 
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = "http://docs.test/,http://shop.test/,http://blog.test/"

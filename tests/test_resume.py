@@ -20,8 +20,8 @@ import pytest
 
 from spitag.scoring import depth_discount
 from tests.support.crawl import parse_stats
-from tests.support.sites import tree_paths, tree_site
-from tests.support.webserver import DictSite, WebServer
+from testbed.sites import tree_paths, tree_site
+from testbed.webserver import DictSite, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = 400

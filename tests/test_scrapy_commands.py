@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from tests.support.crawl import REPO, proxy_env, read_jsonl, run_crawl, sqlite_url
-from tests.support.sites import DictSite, tree_site
-from tests.support.webserver import WebServer
+from testbed.sites import DictSite, tree_site
+from testbed.webserver import WebServer
 
 TIMEOUT = 90  # seconds: each command answers in a few; a hang fails the test, not the run
 PAGE = ('<html><head><title>a page</title><meta property="og:title" content="fetched here">'

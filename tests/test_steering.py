@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.support.crawl import parse_stats
-from tests.support.sites import tree_paths, tree_site
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.sites import tree_paths, tree_site
+from testbed.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[1]
 

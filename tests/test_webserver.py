@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.corpus import FLINK_HOST, flink_site, real_pages, real_pages_site, ring_links
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.corpus import FLINK_HOST, flink_site, real_pages, real_pages_site, ring_links
+from testbed.webserver import DictSite, Response, WebServer
 
 TIMEOUT = 30  # seconds; only so a broken server fails a test instead of hanging it
 

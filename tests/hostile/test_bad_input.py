@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.crawl import REPO, crawl_command, proxy_env, run_crawl
-from tests.support.webserver import DictSite, WebServer
+from testbed.webserver import DictSite, WebServer
 
 CASES = [
     # id, seeds, settings, exit code, words the one error line must hold

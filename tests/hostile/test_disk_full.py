@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.rawserver import RawServer
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.rawserver import RawServer
+from testbed.webserver import DictSite, Response, WebServer
 
 REPO = Path(__file__).resolve().parents[2]
 MB = 1024 * 1024

@@ -11,9 +11,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from spitag.urls import try_normalize
-from tests.support.corpus import real_pages, real_pages_site
+from testbed.corpus import real_pages, real_pages_site
 from tests.support.crawl import run_crawl
-from tests.support.webserver import DictSite, Response, WebServer
+from testbed.webserver import DictSite, Response, WebServer
 
 
 def test_all_600_real_pages(real_pages_dir: Path, tmp_path: Path) -> None:

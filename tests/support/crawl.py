@@ -1,6 +1,6 @@
 """Run ``scrapy crawl spitag`` as a user does (a real subprocess) and read what it left.
 
-The crawl goes through a tests.support.webserver.WebServer acting as the HTTP proxy,
+The crawl goes through a testbed.webserver.WebServer acting as the HTTP proxy,
 so sites are served under their own host names without any network. What a test
 checks afterwards is what a user has: the exit code, stderr (the log), the ``-O``
 JSON lines, the store (an SQLite file, read here with plain SQL) and the server's
@@ -25,7 +25,7 @@ import lxml.html
 
 from spitag.urls import try_normalize
 
-from .webserver import LogEntry, WebServer
+from testbed.webserver import LogEntry, WebServer
 
 REPO = Path(__file__).resolve().parents[2]  # where scrapy.cfg is
 CRAWL_TIMEOUT = 300.0  # seconds: a hung crawl fails its test instead of hanging the suite

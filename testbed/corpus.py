@@ -1,4 +1,4 @@
-"""The shared test corpus, made servable by tests.support.webserver.
+"""The shared test corpus, made servable by testbed.webserver.
 
 Two archives: ``flink.apache.org.tar.gz`` (a whole static site) and
 ``real-pages.tar.gz`` (``pages/`` with 600 saved pages and ``manifest.jsonl`` lines
@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from w3lib.url import safe_url_string
 
-from .webserver import HTML_UTF8, DictSite, DirectorySite, Response, https_rewriter
+from testbed.webserver import HTML_UTF8, DictSite, DirectorySite, Response, https_rewriter
 
 logger = logging.getLogger(__name__)
 

@@ -1,11 +1,11 @@
-"""Generated local sites for crawl tests (served by tests.support.webserver)."""
+"""Generated local sites for crawl tests (served by testbed.webserver)."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from tests.support.webserver import DictSite, Response
+from testbed.webserver import DictSite, Response
 
 HEAD = (
     '<title>{title}</title><meta property="og:title" content="{title}">'
