@@ -67,6 +67,22 @@ def set_robots_parser(middleware: Any, netloc: str, parser: Any) -> None:
 # request)``, the one place a fetched robots.txt passes through: tested with the rest.
 
 
+# -- CPython's multiprocessing ----------------------------------------------------------
+def stop_forkserver() -> None:
+    """Stop this process' forkserver now (``multiprocessing.forkserver._forkserver``),
+    so that it exits and is reaped by this process, whose CPU time then includes its
+    workers'; multiprocessing stops it only at interpreter exit."""
+    import multiprocessing.forkserver
+
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    stop = getattr(server, "_stop", None)
+    if stop is not None:
+        try:
+            stop()
+        except OSError:  # gone already
+            pass
+
+
 # -- mf2py -----------------------------------------------------------------------------
 def mf2py_classic_map() -> dict[str, Any]:
     """mf2py's classic (microformats 1) root classes and their rules (``_CLASSIC_MAP``):

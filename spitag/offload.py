@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import multiprocessing.forkserver
 import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -35,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from spitag import profile_worker
+from spitag import compat, profile_worker
 from spitag.aio import running_reactor
 from spitag.errors import BadInputError
 
@@ -93,6 +92,14 @@ class ProfilePool:
         pool = self._pool()
         for _ in range(self.processes):
             pool.submit(profile_worker.warm_up)
+        # a second Ctrl-C stops the reactor at once, without spider_closed: the workers
+        # must not keep the process alive after it
+        running_reactor().addSystemEventTrigger("before", "shutdown", self.abandon)
+
+    def abandon(self) -> None:
+        """Stop the workers without waiting for them (the crawl is being stopped)."""
+        self._discard()
+        self.close()
 
     def _pool(self) -> ProcessPoolExecutor:
         global _open_pools
@@ -141,7 +148,7 @@ class ProfilePool:
             self._counted = False
             _open_pools -= 1
             if _open_pools == 0:
-                _stop_forkserver()
+                compat.stop_forkserver()
 
 
 def _worker_context() -> Any:
@@ -152,16 +159,6 @@ def _worker_context() -> Any:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["__main__", profile_worker.__name__])
     return context
-
-
-def _stop_forkserver() -> None:
-    server = getattr(multiprocessing.forkserver, "_forkserver", None)  # CPython's
-    stop = getattr(server, "_stop", None)
-    if stop is not None:
-        try:
-            stop()
-        except OSError:  # gone already
-            logger.debug("forkserver already stopped", exc_info=True)
 
 
 def _deferred(future: Future) -> Deferred:

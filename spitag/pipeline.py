@@ -77,6 +77,9 @@ class StorePipeline:
         self.store = open_store(self.options.store, self.options.store_body)
         logger.info("storing pages in %s", redact(self.options.store))
         self.pool.start()
+        # a second Ctrl-C stops the reactor at once, without close_spider: the pool's
+        # threads must not keep the process alive after it
+        running_reactor().addSystemEventTrigger("before", "shutdown", self._stop_pool)
         self.loop.start(self.options.store_flush_seconds, now=False)
         self.crawler.signals.connect(self._item_dropped, signal=signals.item_dropped)
         self.crawler.signals.connect(self._item_failed, signal=signals.item_error)
@@ -190,6 +193,10 @@ class StorePipeline:
                 )
                 self.stats.set_value("spitag/store/unwritten", len(self.buffer))
                 break
-        self.pool.stop()
+        self._stop_pool()
         if self.store is not None:
             self.store.close()
+
+    def _stop_pool(self) -> None:
+        if self.pool.started and not self.pool.joined:
+            self.pool.stop()

@@ -124,6 +124,33 @@ def test_ctrl_c_then_rerun_fetches_everything_once(site: WebServer, tmp_path: Pa
     assert all(item["semantic"]["json-ld"] == 1 for item in exported if item["status"] == 200)
 
 
+def test_a_second_ctrl_c_stops_at_once_and_the_rerun_loses_nothing(tmp_path: Path) -> None:
+    """Ctrl-C twice: Scrapy stops at once, without finishing the downloads in flight
+    (slow pages here, so that the first Ctrl-C's graceful stop is still waiting on them).
+    Nothing committed is lost, and the rerun fetches what was not, every URL stored once."""
+    pages = 24
+    with WebServer() as slow:
+        slow.add_site(HOST, tree_site(pages, delay=3.0))
+        proc = start(crawl_command(tmp_path, "run1.jsonl"), slow, tmp_path / "run1.log")
+        wait_for_pages(slow, 6, proc)
+        time.sleep(1.0)  # (downloads of 3 s out)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)  # the second: at once
+        proc.wait(30)
+        log = (tmp_path / "run1.log").read_text()
+        assert "forcing unclean shutdown" in log, log[-3000:]
+        stored_first = set(store_urls(tmp_path))
+        assert stored_first <= {f"http://{HOST}{p}" for p in fetched(slow)}  # committed: fetched before
+        proc = start(crawl_command(tmp_path, "run2.jsonl"), slow, tmp_path / "run2.log")
+        assert proc.wait(120) == 0
+        total = fetched(slow)
+    assert set(total) == tree_paths(pages)
+    assert sorted(store_urls(tmp_path)) == sorted(f"http://{HOST}{p}" for p in tree_paths(pages))  # each once
+    again = {f"http://{HOST}{p}" for p, n in total.items() if n > 1}
+    assert not again & stored_first  # nothing committed was fetched again
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
 def test_kill_9_then_rerun_loses_nothing(site: WebServer, tmp_path: Path, request: pytest.FixtureRequest,
                                          backend: str) -> None:
