@@ -266,7 +266,7 @@ class SiteLearning(SpiTag):
     unseen host holds the ``g_u`` of the moment its links were found, and g and the
     name and link models move as the crawl learns: ``estimates`` gives every unseen
     host's ``g_u`` of now, and the scheduler has the frontier rank such a host by it
-    (``Frontier.rescore``, ``SPITAG_RESCORE_SECONDS``).
+    (``LearningLog.rescore``, ``SPITAG_RESCORE_SECONDS``).
 
     The strategy learns from the parents it scores (each parent page once, when its
     first outlink is scored), and from what the frontier learnt without it
@@ -323,7 +323,7 @@ class SiteLearning(SpiTag):
     def absorb(self, host: str, score_sum: float, pages: int) -> None:
         """Learn ``pages`` fetched pages of ``host`` at once, scoring ``score_sum`` in
         all: the pages the crawl learnt before a resume, or another worker's pages
-        (the scheduler reads them from the frontier, ``Frontier.learnt``)."""
+        (the scheduler reads them from the frontier, ``LearningLog.learnt``)."""
         if pages <= 0:
             return
         site = self.sites.get(host)
@@ -413,7 +413,7 @@ class SiteLearning(SpiTag):
     def estimates(self, limit: int = 0) -> list[tuple[str, float]]:
         """What each host this strategy valued as unseen, and not learnt since, is
         worth now (``unseen_value``): the frontier ranks such a host by it
-        (``Frontier.rescore``) instead of the value its links got when they were found,
+        (``LearningLog.rescore``) instead of the value its links got when they were found,
         which froze g and the name and link models of that moment. ``limit`` > 0:
         at most that many, the longest-waiting first, the rest on the next calls.
         None with ``SPITAG_HOMOPHILY`` > 0: a link's value then holds its parent's score,

@@ -5,7 +5,7 @@ Scrapy's AutoThrottle extension sets each downloader slot's delay from the laten
 its answers, so that about ``AUTOTHROTTLE_TARGET_CONCURRENCY`` requests are in
 progress to each site at a time. It spaces one process' requests, after the gate, so
 N workers sent N times the target. Here the same rule sets the delay the gate
-(``Frontier.acquire``) reserves a host for, which every worker of a crawl shares: the
+(``HostGate.acquire``) reserves a host for, which every worker of a crawl shares: the
 target is the site's, for all workers together. Scrapy's extension is turned off in
 the project's settings, so that its spacing does not come on top.
 """
@@ -35,7 +35,7 @@ class HostThrottle:
 
     @classmethod
     def from_settings(cls, settings: Any, min_delay: float) -> HostThrottle | None:
-        """None unless ``AUTOTHROTTLE_ENABLED`` (the values are checked by spitag.config)."""
+        """None unless ``AUTOTHROTTLE_ENABLED`` (the values are checked by spitag.scrapy_settings)."""
         if not settings.getbool("AUTOTHROTTLE_ENABLED"):
             return None
         return cls(

@@ -10,6 +10,7 @@ import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.project import get_project_settings
+from scrapy.utils.reactor import is_reactor_installed
 from scrapy.utils.test import get_crawler
 
 from spitag.frontier import open_frontier
@@ -79,12 +80,15 @@ def politeness_on(frontier_url: str, owner: str, failures: int, down_seconds: fl
     """A worker's politeness middleware on the frontier of crawl ``c`` (its signals
     are not sent: the frontier is handed to it as ``frontier_opened`` would)."""
     settings = get_project_settings().copy_to_dict()
+    # No reactor runs here, but another test of this process may have installed one
+    # (any kind): then the crawler takes it as it is.
+    installed = is_reactor_installed()
     settings.update(SPITAG_HOST_FAILURES=failures, SPITAG_HOST_DOWN_SECONDS=down_seconds,
-                    TWISTED_REACTOR_ENABLED=False)  # (no reactor runs here)
+                    TWISTED_REACTOR_ENABLED=installed, **({"TWISTED_REACTOR": None} if installed else {}))
     crawler = get_crawler(settings_dict=settings)
     middleware = PolitenessMiddleware(crawler)
     middleware.frontier = open_frontier(frontier_url, "c", owner)
-    middleware.gate, middleware.owner = middleware.frontier.gate, owner
+    middleware.link.gate, middleware.link.owner = middleware.frontier.gate, owner
     return middleware
 
 
@@ -110,12 +114,12 @@ def test_workers_count_a_hosts_failures_together(redis_url: str) -> None:
         answer(b, 504)  # the third in a row, of both workers together
         assert [h for h, _, _ in a.frontier.gate.down()] == ["dead.test"]
         assert b.crawler.stats.get_value("spitag/politeness/hosts_down") == 1
-        a._check_down("dead.test")  # a has not heard yet: its requests still go
+        a.down.check("dead.test")  # a has not heard yet: its requests still go
         answer(a, 502)  # out when the host went down: a learns it, counting nothing
         assert a.crawler.stats.get_value("spitag/politeness/hosts_found_down") == 1
         assert a.crawler.stats.get_value("spitag/politeness/hosts_down") is None
         with pytest.raises(HostDown):
-            a._check_down("dead.test")
+            a.down.check("dead.test")
     finally:
         a.frontier.close()
         b.frontier.close()

@@ -52,23 +52,23 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   host is learnt; ``pw`` hash — host → 1 while the first URL of a host with nothing
   done or learnt waits for its page (``probe``: the host's ``next`` is held until the
   page is learnt or the URL leaves its lease); ``hx:<host>`` sorted set — the places
-  among the host's downloads at once that the workers hold (``enter_host``: token →
+  among the host's downloads at once that the workers hold (``HostGate.enter``, ``enter_host.lua``: token →
   expiry; at most ``CONCURRENT_REQUESTS_PER_DOMAIN``; renewed while the download runs,
   so a dead worker's places free themselves, and a starting worker frees those of
   workers not alive, ``recover``; the key expires with its last place);
   ``hw:<host>`` / ``hwt:<host>`` sorted sets — the host's line of requests waiting for
   a place (token → when it first asked; token → when it is dropped unless it asks
   again): a free place goes to the longest waiting first, whichever worker frees it;
-  ``down`` hash — host → until when it is down (``set_host_down``: it stopped
+  ``down`` hash — host → until when it is down (``HostGate.set_down``: it stopped
   answering), its queued URLs not counted by ``has_work``; ``fails`` hash — host →
-  ``<failures in a row>|<1 if set down before>`` (``host_failed``, every worker's
-  failures counted together; ``host_answered`` deletes the field, a new run the hash);
-  ``pz:<host>`` string — until when the host asked to be left alone (``pause_host``,
+  ``<failures in a row>|<1 if set down before>`` (``HostGate.failed``, every worker's
+  failures counted together; ``HostGate.answered`` deletes the field, a new run the hash);
+  ``pz:<host>`` string — until when the host asked to be left alone (``HostGate.pause``,
   Retry-After; ``back_off``), expiring then; ``bo:<host>`` hash — ``n``, the host's
   refusals without Retry-After in a row, and ``end``, when the last back-off ends
   (``back_off``), expiring ``BACK_OFF_KEEP`` seconds after that;
   ``rb:<host[:port]>`` string — the host's robots.txt as fetched by a worker
-  (``keep_robots``, zlib-compressed), expiring after ``SPITAG_ROBOTS_TTL``;
+  (``RobotsCache.keep``, zlib-compressed), expiring after ``SPITAG_ROBOTS_TTL``;
   ``learnt`` stream — the same, one entry per ``learn`` call (``o`` its owner, ``d`` a
   JSON list of [host, score sum, pages], ``l`` one of [host, log sum, links, mask] if
   any), trimmed to about ``LEARNT_KEEP`` entries: what each worker's strategy reads
