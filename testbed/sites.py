@@ -139,13 +139,6 @@ class RefusingSite:
                 return Response.html("slow down", status=self.status, headers=self.headers)
         return Response.html(self.PAGE, delay=self.delay)
 
-    def after_refusal(self, log: list) -> list[float]:
-        """Seconds from the refusal to each later answer of the site's pages (``log``:
-        the server's entries for this site)."""
-        pages = [e for e in log if e.path not in ("/", "/robots.txt")]
-        refusal = next(e for e in pages if e.status == self.status)
-        return [e.time - refusal.time for e in pages if e.time > refusal.time]
-
 
 class DeadSite:
     """A host that does not answer: each request hangs ``hang`` seconds (longer than

@@ -247,8 +247,10 @@ class DictSite:
 
 
 class LogEntry(NamedTuple):
-    """One answered request. ``host`` is the routed host name (lower case, no port);
-    ``path`` the request target's path and query (for CONNECT: ``host:port``);
+    """One answered request. ``time`` is when it was answered and ``arrived`` when the
+    request came in (monotonic seconds: two requests overlapped when each arrived
+    before the other was answered); ``host`` is the routed host name (lower case, no
+    port); ``path`` the request target's path and query (for CONNECT: ``host:port``);
     ``bytes`` the body bytes sent."""
 
     time: float
@@ -256,6 +258,7 @@ class LogEntry(NamedTuple):
     path: str
     status: int
     bytes: int
+    arrived: float = 0.0
 
 
 _LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -315,6 +318,7 @@ class _Handler(BaseHTTPRequestHandler):
                    head=False, host=host, target=self.path, close=True)
 
     def _serve(self, head: bool) -> None:
+        arrived = time.monotonic()
         host, target, site = self.server.owner._route(self.path, self.headers.get("Host"))
         self.server.owner._remember_headers(host, target, dict(self.headers.items()))
         response = site.respond(target) if site is not None else Response.not_found()
@@ -323,10 +327,10 @@ class _Handler(BaseHTTPRequestHandler):
                 (name, value) for name, value in response.headers
                 if name.lower() in ("etag", "last-modified", "cache-control", "expires", "date")
             ), content_type=None)
-        self._send(response, head=head, host=host, target=target)
+        self._send(response, head=head, host=host, target=target, arrived=arrived)
 
     def _send(self, response: Response, *, head: bool, host: str, target: str,
-              close: bool = False) -> None:
+              close: bool = False, arrived: float | None = None) -> None:
         if response.delay > 0:
             time.sleep(response.delay)
         body = response.body
@@ -344,7 +348,7 @@ class _Handler(BaseHTTPRequestHandler):
         sent = 0 if head else len(body)
         # Logged before the client can see the answer, so a test reading the log
         # right after its request finds it there.
-        self.server.owner._record(host, target, response.status, sent)
+        self.server.owner._record(host, target, response.status, sent, arrived)
         self.end_headers()
         if sent:
             self.wfile.write(body)
@@ -507,9 +511,10 @@ class WebServer:
         with self._log_lock:
             self._headers[(host, target)] = headers
 
-    def _record(self, host: str, target: str, status: int, sent: int) -> None:
+    def _record(self, host: str, target: str, status: int, sent: int, arrived: float | None = None) -> None:
+        now = time.monotonic()
         with self._log_lock:
-            self._log.append(LogEntry(time.monotonic(), host, target, status, sent))
+            self._log.append(LogEntry(now, host, target, status, sent, now if arrived is None else arrived))
 
     # -- routing -------------------------------------------------------------------
 

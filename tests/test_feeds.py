@@ -106,3 +106,20 @@ def test_scrapy_export_refuses_a_crawl_or_store_that_does_not_exist(crawled: Pat
     (crawled / "afile").write_text("a file")
     run = export(crawled, "-a", "crawl=feeds", "-O", str(crawled / "afile" / "x.jsonl"))
     assert run.returncode == 2 and "is a file, not a folder" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_scrapy_export_appends_with_small_o_and_writes_standard_output_with_a_dash(crawled: Path) -> None:
+    once = crawled / "once.jsonl"
+    twice = crawled / "twice.jsonl"
+    assert export(crawled, "-a", "crawl=feeds", "-O", str(once)).returncode == 0
+    for _ in range(2):
+        run = export(crawled, "-a", "crawl=feeds", "-o", str(twice))
+        assert run.returncode == 0, run.stderr[-3000:]
+    lines = [json.loads(line) for line in once.open()]
+    assert [json.loads(line) for line in twice.open()] == lines + lines  # -o appends
+    assert export(crawled, "-a", "crawl=feeds", "-O", str(twice)).returncode == 0
+    assert [json.loads(line) for line in twice.open()] == lines  # -O overwrites
+    run = export(crawled, "-a", "crawl=feeds", "-O", "-")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert [json.loads(line) for line in run.stdout.splitlines()] == lines  # JSON lines on stdout
+    assert "exported 2 URL(s) of crawl 'feeds' to -" in run.stderr

@@ -219,6 +219,34 @@ def test_two_strategies_crawled_the_same_site(crawled: Path) -> None:
         assert reasons == {strategy}
 
 
+MARKUP_KEYS = {"jsonld": "json-ld", "og": "opengraph", "twitter": "twitter", "meta": "meta", "dc": "dublincore",
+               "microdata": "microdata", "rdfa": "rdfa", "mf": "microformat"}
+PLACE = re.compile(r"^http://([^/]+)/(?:c(\d+)\.html|c\d+/p(\d+)\.html|c\d+/p\d+/l(\d+)\.html)?$")
+
+
+def served(url: str) -> dict[str, int]:
+    """The items per syntax that the test site put on the page at ``url`` (PROFILES)."""
+    host, section, page, leaf = PLACE.match(url).groups()
+    depth, index = next((d, int(i)) for d, i in ((3, leaf), (2, page), (1, section), (0, "0")) if i is not None)
+    counts = {s: 0 for s in SYNTAXES}
+    for key, n in PROFILES[host](depth, index).items():
+        counts[MARKUP_KEYS[key]] += n
+    return counts
+
+
+def test_report_totals_are_the_markup_the_site_served(crawled: Path, compared: Path) -> None:
+    """Per syntax, each crawl's totals in the report are what the site put on the pages
+    the crawl fetched (known from the site's own profile of each page), not only what
+    the store holds."""
+    data = json.loads((compared / "report.json").read_text())
+    for crawl, name in zip(data["crawls"], CRAWLS):
+        fetched = [u for (u,) in sql(crawled, "SELECT url FROM url WHERE crawl = ? AND status = 200", name)]
+        expected = {s: sum(served(u)[s] for u in fetched) for s in SYNTAXES}
+        assert crawl["syntaxes"] == expected, name
+        assert crawl["semantic_items"] == sum(expected.values())
+        assert crawl["meta_tags"] == sum(expected[s] for s in META)
+
+
 def test_report_numbers_match_the_store(crawled: Path, compared: Path) -> None:
     data = json.loads((compared / "report.json").read_text())
     html = (compared / "index.html").read_text()

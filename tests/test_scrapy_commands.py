@@ -1,11 +1,10 @@
 """Scrapy's own commands inside the project: ``scrapy fetch``, ``scrapy shell`` and
-``scrapy parse`` run with SpiTag's settings (its scheduler, store pipeline and progress
-extension), against a real local site.
+``scrapy parse`` run in SpiTag's project, against a real local site.
 
-They used to hang: the frontier scheduler served ``fetch``'s and ``shell``'s spider,
-lost their callbacks and waited for an acknowledgement that never came, after writing
-a store and a frontier into the working folder. Now only a spider that crawls a
-frontier gets one (``spitag.frontier.uses_frontier``)."""
+SpiTag's parts — its scheduler over a frontier, its store pipeline, its progress
+extension — come with SpiTag's spider (``spitag.parts``): the spider ``fetch`` and
+``shell`` run is plain Scrapy, and writes no store or frontier into the working folder;
+``parse --spider spitag`` shows what SpiTag makes of one page."""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from spitag.frontier import Entry, open_frontier
@@ -40,3 +42,19 @@ def make(frontier_url: str):
     yield factory
     for f in opened:
         f.close()
+
+
+class Clock:
+    """The time since it was made, to judge a wait by what really passed: on a busy
+    machine more may pass between two calls than a window of the test lasts, so a
+    lower bound is the window less the time elapsed, not a constant."""
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def left(self, seconds: float, slack: float = 0.05) -> float:
+        """What a wait of ``seconds`` begun when the clock was made has left, at least."""
+        return seconds - self.elapsed() - slack

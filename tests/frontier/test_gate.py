@@ -14,21 +14,22 @@ import redis
 from spitag.frontier import Entry, Politeness, open_frontier
 from spitag.frontier.owners import started, this_space
 from spitag.ranking import HostRanking
-from tests.frontier.conftest import entry, near
+from tests.frontier.conftest import Clock, entry, near
 
 
 def test_acquire_spaces_requests_across_owners(make) -> None:
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
-    assert a.gate.acquire("h.test", 0.3) == 0.0
-    wait = b.gate.acquire("h.test", 0.3)
-    assert 0 < wait <= 0.3
+    clock = Clock()
+    assert a.gate.acquire("h.test", 1.0) == 0.0
+    wait = b.gate.acquire("h.test", 1.0)
+    assert clock.left(1.0) < wait <= 1.0
     time.sleep(wait + 0.01)
     assert b.gate.acquire("h.test", 0.3) == 0.0
     assert a.gate.acquire("other.test", 0.3) == 0.0  # per host
 
 
 def test_host_places_are_shared_by_every_worker_of_a_shared_frontier(make, frontier_url) -> None:
-    """``enter_host``: at most ``limit`` downloads to a host at once for all workers
+    """``enter``: at most ``limit`` downloads to a host at once for all workers
     together; given back, renewed, and freed by themselves when a hold runs out (a dead
     worker). A frontier one process uses shares nothing: its worker's limit is all."""
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
@@ -66,7 +67,7 @@ def test_host_places_are_handed_out_in_turn(make) -> None:
     another's waiting request. A waiter that stops asking leaves the line."""
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     for f in (a, b):
-        f.gate.turn_seconds = 0.4
+        f.gate.turn_seconds = 1.0
     assert [a.gate.enter("h.test", f"a#{i}", 2, 30.0) for i in (1, 2)] == [0, 0]
     assert b.gate.enter("h.test", "b#1", 2, 30.0) == 1
     assert b.gate.enter("h.test", "b#2", 2, 30.0) == 2
@@ -82,9 +83,9 @@ def test_host_places_are_handed_out_in_turn(make) -> None:
     assert b.gate.enter("h.test", "b#2", 2, 30.0) == 0
     assert a.gate.enter("h.test", "a#3", 2, 30.0) == 1  # next, once a place comes free
     # a waiter that stops asking (its worker died) loses its turn; the one behind moves up
-    time.sleep(0.25)
+    time.sleep(0.6)
     assert a.gate.enter("h.test", "a#4", 2, 30.0) == 2
-    time.sleep(0.25)  # a#3 last asked 0.5 s ago, a#4 0.25 s ago
+    time.sleep(0.6)  # a#3 last asked 1.2 s ago, a#4 0.6 s ago (a turn lasts 1 s)
     b.gate.leave("h.test", "b#1")
     assert a.gate.enter("h.test", "a#4", 2, 30.0) == 0
     assert a.gate.enter("h.test", "a#3", 2, 30.0) == 1  # back in line, at its end
@@ -92,13 +93,13 @@ def test_host_places_are_handed_out_in_turn(make) -> None:
     a.gate.leave("h.test", "a#3")
     a.gate.leave("h.test", "a#4")
     b.gate.leave("h.test", "b#2")
-    assert a.gate.enter("h.test", "a#5", 2, 1.0) == 0 and b.gate.enter("h.test", "b#3", 2, 1.0) == 0
-    time.sleep(0.6)
-    a.gate.hold([("h.test", "a#5")], 1.0)
-    time.sleep(0.6)  # b#3's hold has run out, a#5's was renewed (for 0.4 s more)
+    assert a.gate.enter("h.test", "a#5", 2, 2.0) == 0 and b.gate.enter("h.test", "b#3", 2, 2.0) == 0
+    time.sleep(1.2)
+    a.gate.hold([("h.test", "a#5")], 2.0)
+    time.sleep(1.2)  # b#3's hold has run out, a#5's was renewed (for 0.8 s more)
     assert b.gate.enter("h.test", "b#4", 2, 30.0) == 0
     assert b.gate.enter("h.test", "b#5", 2, 30.0) == 1
-    time.sleep(0.6)  # now a#5's too
+    time.sleep(1.2)  # now a#5's too
     assert b.gate.enter("h.test", "b#5", 2, 30.0) == 0
     b.gate.leave("h.test", "b#4")
     b.gate.leave("h.test", "b#5")
@@ -114,20 +115,21 @@ def test_host_delays_are_kept_for_every_worker(make) -> None:
 
 
 def test_a_host_that_asked_for_a_pause_is_left_alone(make) -> None:
-    """``pause_host`` (Retry-After): no URL of the host is popped and its hard gate stays
+    """``pause`` (Retry-After): no URL of the host is popped and its hard gate stays
     shut until the pause is over, for every worker; a shorter pause asked for later does
     not shorten it."""
     a, b = make(owner="w:1:a"), make(owner="w:2:b")
     a.queue.push([entry(f"http://p.test/{i}") for i in range(3)] + [entry("http://q.test/1")], "sum")
-    a.gate.pause("p.test", 0.8)
+    clock = Clock()
+    a.gate.pause("p.test", 1.0)
     a.gate.pause("p.test", 0.1)
     assert [e.host for e in b.queue.pop(10)] == ["q.test"]
     assert b.queue.pop(10) == []
-    assert 0.5 < b.queue.next_ready() <= 0.8  # the scheduler wakes when the pause is over
-    assert 0.5 < b.gate.acquire("p.test", 0.0) <= 0.8
+    assert clock.left(1.0) < b.queue.next_ready() <= 1.0  # the scheduler wakes when the pause is over
+    assert clock.left(1.0) < b.gate.acquire("p.test", 0.0) <= 1.0
     if b.gate.shares_places:  # a request another worker popped before the pause gets no place
-        assert -800 <= b.gate.enter("p.test", "b#1", 4, 30.0) < -500
-    time.sleep(0.9)
+        assert -1000 <= b.gate.enter("p.test", "b#1", 4, 30.0) < -1000 * clock.left(1.0)
+    time.sleep(1.1)
     assert b.gate.acquire("p.test", 0.0) == 0.0
     assert b.gate.enter("p.test", "b#1", 4, 30.0) == 0
     assert sorted(e.url for e in b.queue.pop(10)) == [f"http://p.test/{i}" for i in range(3)]
@@ -144,24 +146,25 @@ def test_refusals_in_a_row_double_the_back_off(make) -> None:
     a = make(owner="w:1:a")
     b = make(owner="w:2:b") if a.gate.shares_places else a
     a.queue.push([entry("http://p.test/1"), entry("http://q.test/1")], "sum")
-    assert a.gate.back_off("p.test", 0.05, 0.4, 10.0) == pytest.approx(0.4)
-    assert b.gate.back_off("p.test", 0.05, 0.4, 10.0) == 0.0  # out before it began: same overload
-    assert [e.host for e in b.queue.pop(10)] == ["q.test"]  # paused, as by pause_host
-    assert 0.2 < b.gate.acquire("p.test", 0.0) <= 0.4
+    clock = Clock()
+    assert a.gate.back_off("p.test", 0.05, 0.8, 10.0) == pytest.approx(0.8)
+    assert b.gate.back_off("p.test", 0.05, 0.8, 10.0) == 0.0  # out before it began: same overload
+    assert [e.host for e in b.queue.pop(10)] == ["q.test"]  # paused, as by pause
+    assert clock.left(0.8) < b.gate.acquire("p.test", 0.0) <= 0.8
     assert not b.gate.end_back_off("p.test", 0.05)  # served, but sent before it ended: counted still
-    time.sleep(0.45)
-    assert b.gate.back_off("p.test", 0.01, 0.4, 10.0) == pytest.approx(0.8)  # refused again: doubled
     time.sleep(0.85)
-    assert a.gate.back_off("p.test", 0.01, 0.4, 1.0) == pytest.approx(1.0)  # 1.6, capped
+    assert b.gate.back_off("p.test", 0.01, 0.8, 10.0) == pytest.approx(1.6)  # refused again: doubled
+    time.sleep(1.65)
+    assert a.gate.back_off("p.test", 0.01, 0.8, 2.0) == pytest.approx(2.0)  # 3.2, capped
     assert not a.gate.end_back_off("p.test", 0.01)
-    time.sleep(1.05)
+    time.sleep(2.05)
     assert a.gate.end_back_off("p.test", 0.01) and b.gate.end_back_off("p.test", 0.01)  # the count went
-    assert b.gate.back_off("p.test", 0.01, 0.4, 10.0) == pytest.approx(0.4)
+    assert b.gate.back_off("p.test", 0.01, 0.8, 10.0) == pytest.approx(0.8)
     assert a.gate.end_back_off("q.test", 0.0)  # never refused: nothing to end
 
 
 def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
-    """``set_host_down``: no URL of the host is popped until its time is up, for every
+    """``set_down``: no URL of the host is popped until its time is up, for every
     worker; its queued URLs stay queued (shown by ``hosts_down``) but do not make
     ``has_work`` true, nor do its leased ones (a failed URL waiting for another try),
     while a URL leased on another host does. ``clear_down`` (a new run) makes
@@ -170,7 +173,8 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     b = make(owner="w:2:b") if a.gate.shares_places else a
     dead = [f"http://dead.test/{i}" for i in range(3)]
     a.queue.push([entry(u) for u in dead] + [entry("http://ok.test/1")], "sum")
-    a.gate.set_down("dead.test", 0.8)
+    clock = Clock()
+    a.gate.set_down("dead.test", 1.5)
     a.gate.set_down("dead.test", 0.1)  # a shorter time later does not shorten it
     assert [e.host for e in b.queue.pop(10)] == ["ok.test"]
     assert b.queue.pop(10) == []
@@ -178,9 +182,9 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     b.queue.ack(["http://ok.test/1"])
     assert a.queue.counts().queued == 3 and not a.queue.has_work() and not b.queue.has_work()
     [(host, left, queued)] = a.gate.down()
-    assert host == "dead.test" and 0.5 < left <= 0.8 and queued == 3
+    assert host == "dead.test" and clock.left(1.5) < left <= 1.5 and queued == 3
     assert a.gate.acquire("dead.test", 0.0) == 0.0  # its hard gate stays open: requests already out go
-    time.sleep(0.85)
+    time.sleep(max(clock.left(1.5, slack=0), 0) + 0.05)
     assert a.queue.has_work() and b.gate.down() == []
     assert sorted(e.url for e in b.queue.pop(10)) == dead  # tried again once its time is up
     a.gate.set_down("dead.test", 60.0)  # with its URLs leased
@@ -198,9 +202,9 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
 
 
 def test_failures_in_a_row_set_a_host_down_for_every_worker(make) -> None:
-    """``host_failed``: the failures of every worker count together; the ``limit``-th
+    """``failed``: the failures of every worker count together; the ``limit``-th
     in a row sets the host down (``hosts_down``), a failure while it is down counts
-    nothing, an answer (``host_answered``) starts the count over, and a host set down
+    nothing, an answer (``answered``) starts the count over, and a host set down
     before that has not answered since goes down again at its first failure."""
     a = make(owner="w:1:a")
     b = make(owner="w:2:b") if a.gate.shares_places else a
@@ -211,11 +215,12 @@ def test_failures_in_a_row_set_a_host_down_for_every_worker(make) -> None:
     assert a.gate.failing() == []
     assert [b.gate.failed("dead.test", 3, 0.5).count for _ in range(2)] == [1, 2]
     assert a.gate.failing() == ["dead.test"] and a.gate.down() == []
-    assert a.gate.failed("dead.test", 3, 0.5) == (3, 0.5, False)  # the third in a row
+    clock = Clock()
+    assert a.gate.failed("dead.test", 3, 1.5) == (3, 1.5, False)  # the third in a row
     assert [h for h, _, _ in b.gate.down()] == ["dead.test"] and b.queue.pop(10) == []
-    count, left, again = b.gate.failed("dead.test", 3, 0.5)  # out when it went down
-    assert count == 0 and 0 < left <= 0.5 and not again
-    time.sleep(0.55)
+    count, left, again = b.gate.failed("dead.test", 3, 1.5)  # out when it went down
+    assert count == 0 and clock.left(1.5) < left <= 1.5 and not again
+    time.sleep(max(clock.left(1.5, slack=0), 0) + 0.05)
     assert b.gate.down() == []
     assert b.gate.failed("dead.test", 3, 0.5) == (1, 0.5, True)  # down before: its first failure
     time.sleep(0.55)
