@@ -5,8 +5,9 @@ writes what the crawl adds to the queue in batches.
   crawl, with the strategy's host ranking and the politeness settings, and sends
   ``frontier_opened``: each component keeps the contract it uses.
 * Pushes (new URLs), acks, hand-backs and canonical URLs done are buffered and written
-  every ``PUSH_INTERVAL`` (0.2 s), or when the scheduler is about to pop, so the
-  reactor never waits on one round trip per request.
+  every ``PUSH_INTERVAL`` (0.2 s), when pages are stored, and when the scheduler is
+  about to pop, so the reactor never waits on one round trip per request; each write
+  sends ``frontier_flushing``, for what other components buffered to go with it.
 * A frontier that stops answering is an outage (``spitag.outage``): what is buffered
   waits in memory and is written once it is back; nothing is dropped.
 """
@@ -24,7 +25,7 @@ from spitag.frontier import Entry, Politeness, open_frontier
 from spitag.machine import this_machine
 from spitag.options import Options
 from spitag.outage import Outage
-from spitag.signals import frontier_closing, frontier_opened
+from spitag.signals import frontier_closing, frontier_flushing, frontier_opened
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -118,8 +119,13 @@ class FrontierClient:
 
     def flush(self) -> None:
         """Write what is buffered, in batches; kept, and written later, in an outage."""
-        if self.frontier is None or not self.unwritten or not self.outage.ready():
+        if self.frontier is None or not self.outage.ready():
             return
+        if self.unwritten and not self._write():
+            return
+        self.crawler.signals.send_catch_log(frontier_flushing)
+
+    def _write(self) -> bool:
         queue, stats = self.frontier.queue, self.crawler.stats
         acked = bool(self.acks)
         try:
@@ -148,10 +154,11 @@ class FrontierClient:
                 self.canonicals = []
         except FrontierUnavailableError as exc:
             self.outage.failed(exc)
-            return
+            return False
         self.outage.answered()
         if acked:
             self.wake()  # a lease ended: its host may give another URL (a probe's, a delay's)
+        return True
 
     def wake(self) -> None:
         """Ask the engine for requests now: a URL left its lease, a host may be ready."""

@@ -3,16 +3,18 @@
 For a strategy that ranks hosts by what their pages showed (``spitag``,
 ``spitag-legacy``: ``Strategy.learns_hosts``):
 
-* every page stored with a profile is written to the frontier's learning log as (host,
-  semantic score): the host ranking's S and n, for every worker;
+* every page scraped with a profile is written to the frontier's learning log as
+  (host, semantic score): the host ranking's S and n, for every worker; written with
+  this worker's other frontier writes (``frontier_flushing``: every 0.2 s, when pages
+  are stored, and before each pop), so that a pop ranks hosts by every page learnt;
 * a strategy that learns sites (``spitag``) starts from what the crawl learnt before
   (a resumed crawl's pages and links: stats ``spitag/strategy/learnt_at_start``,
   ``…/links_at_start``), then hears every ``FEED_INTERVAL`` of the pages and links the
   other workers learnt; the links it finds to hosts not fetched yet are written too;
-* once a page made it refit its estimates (heard at the page's item), at most every
+* once its estimates may have moved (g or its models refitted), at most every
   ``SPITAG_RESCORE_SECONDS``, the hosts it valued before their first page are ranked
-  again by what it expects of them now (``LearningLog.rescore``), before the next
-  pop; never the hosts of seeds, which stay first.
+  again by what it expects of them now (``LearningLog.rescore``), after the writes
+  before a pop; never the hosts of seeds, which stay first.
 
 What is to be written waits in memory while the frontier is out (``spitag.outage``).
 A Scrapy extension of SpiTag's spider, started by ``frontier_opened``.
@@ -26,12 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-from spitag import compat, meta
+from spitag import compat
 from spitag.aio import every, stop
 from spitag.options import Options
 from spitag.outage import Outage
-from spitag.scoring import SEED_PRIORITY
-from spitag.signals import frontier_closing, frontier_opened
+from spitag.signals import frontier_closing, frontier_flushing, frontier_opened
 from spitag.urls import host_of
 
 if TYPE_CHECKING:
@@ -62,7 +63,6 @@ class StrategyFeed:
         self.rescored_refits = -1
         self.rescored_at = -float("inf")
         self.rescores = False
-        self.seed_hosts: set[str] = set()
         self.loops: list[Any] = []
 
     @classmethod
@@ -71,7 +71,7 @@ class StrategyFeed:
         crawler.signals.connect(feed.opened, signal=frontier_opened)
         crawler.signals.connect(feed.closing, signal=frontier_closing)
         crawler.signals.connect(feed.item_scraped, signal=signals.item_scraped)
-        crawler.signals.connect(feed.request_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(feed.flushing, signal=frontier_flushing)
         return feed
 
     def opened(self, frontier: Frontier) -> None:
@@ -83,7 +83,7 @@ class StrategyFeed:
         if self.learns_sites:
             strategy.share()  # the links it finds go to the frontier too
             self.hear()
-        self.loops.append(every(FEED_INTERVAL, self.tick))
+            self.loops.append(every(FEED_INTERVAL, self.hear))
         self.rescores = self.learns_sites and self.rescore_seconds > 0 and hasattr(strategy, "estimates")
 
     def closing(self, frontier: Frontier) -> None:
@@ -98,19 +98,13 @@ class StrategyFeed:
             return
         if item.get("semantic") is not None and item.get("md5dia"):
             self.pages.append((host_of(item["url"]), float(item.get("score") or 0.0)))
+
+    def flushing(self) -> None:
+        if self.log is None:
+            return
+        self.write()
         if self.rescores:
             self.rescore()
-
-    def request_scheduled(self, request: Any, spider: Any = None) -> None:
-        """Seeds stay first: their hosts are never ranked again."""
-        entry = meta.entry_of(request) if self.log is not None else None
-        if entry is not None and entry.priority >= SEED_PRIORITY:
-            self.seed_hosts.add(entry.host)
-
-    def tick(self) -> None:
-        self.write()
-        if self.learns_sites:
-            self.hear()
 
     def write(self) -> None:
         """The pages learnt and the links found since the last write, one round trip."""
@@ -165,7 +159,8 @@ class StrategyFeed:
         if now - self.rescored_at < self.rescore_seconds:
             return
         self.rescored_refits = refits
-        estimates = [(h, v) for h, v in self.strategy.estimates(RESCORE_MAX) if h not in self.seed_hosts]
+        seeds = self.crawler.spider.seed_hosts  # seeds stay first: never ranked again
+        estimates = [(h, v) for h, v in self.strategy.estimates(RESCORE_MAX) if h not in seeds]
         if not estimates:
             return  # nothing waits: no time spent, none to wait for
         self.rescored_at = now

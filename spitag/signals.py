@@ -11,6 +11,12 @@ frontier_opened = object()
 #: moment to use it. Arguments: ``frontier``. Scrapy's ``spider_closed`` comes after.
 frontier_closing = object()
 
+#: This worker writes what it buffered for the frontier (every 0.2 s, after a page is
+#: stored, and before each pop): the moment to write with it what others buffered, so
+#: that the pop sees it (``spitag.learning``: the pages learnt, the links found).
+#: No arguments.
+frontier_flushing = object()
+
 #: A page of the frontier came to an end (``spitag.outcomes.PageEnd``: stored,
 #: settled, set aside, to be retried later, or a canonical URL done). Argument: ``end``.
 #: One owner acts on it in the frontier: this worker's leases (``spitag.leases``).

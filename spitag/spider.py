@@ -70,6 +70,7 @@ class SpitagSpider(scrapy.Spider):
         self.seed_urls = load_seeds(seeds)
         self.credentials = seed_credentials(raw_seeds(seeds))
         self.crawl_id = (crawl or "").strip() or default_crawl_id(self.seed_urls)
+        self.seed_hosts: set[str] = set()  # hosts of the seeds requested (seed_request)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> SpitagSpider:
@@ -108,8 +109,11 @@ class SpitagSpider(scrapy.Spider):
             yield self.seed_request(url)
 
     def seed_request(self, url: str, depth: int = 0) -> scrapy.Request:
-        """A seed (or a sitemap's URL): the strategy's seed priority, never added to twice."""
-        return self.frontier_request(Entry(url, host_of(url), depth, self.strategy.seed()), combine="max")
+        """A seed (or a sitemap's URL): the strategy's seed priority, never added to twice.
+        Its host is one of ``seed_hosts``, which stay first (never ranked again)."""
+        host = host_of(url)
+        self.seed_hosts.add(host)
+        return self.frontier_request(Entry(url, host, depth, self.strategy.seed()), combine="max")
 
     def frontier_request(self, entry: Entry, combine: str | None = None) -> scrapy.Request:
         """The request of a frontier entry (``spitag.meta``), conditional when the entry

@@ -111,12 +111,17 @@ def test_ctrl_c_pauses_and_frontier_shows_what_is_left(slow_site: WebServer, tmp
     log = tmp_path / "run.log"
     proc = subprocess.Popen(crawl_cmd(tmp_path, frontier_url, "-s", "SPITAG_PROGRESS_INTERVAL=1"), cwd=REPO,
                             env=env(slow_site), stdout=subprocess.DEVNULL, stderr=log.open("wb"))
-    deadline = time.monotonic() + 60
-    while sum(e.path != "/robots.txt" for e in slow_site.log) < 15:
-        assert proc.poll() is None and time.monotonic() < deadline, "crawl ended too early"
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(60) == 0
+    try:
+        deadline = time.monotonic() + 60
+        while sum(e.path != "/robots.txt" for e in slow_site.log) < 15:
+            assert proc.poll() is None and time.monotonic() < deadline, "crawl ended too early"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
     text = log.read_text()
     assert "crawl slow paused (shutdown): run the same command again to resume" in text
     check_frontier_command(frontier_url, "slow", expect_queued=True)
