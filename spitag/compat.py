@@ -83,6 +83,29 @@ def stop_forkserver() -> None:
             pass
 
 
+def break_pool_after_a_dead_worker(executor: Any) -> bool:
+    """Whether a worker of ``executor`` (a ``ProcessPoolExecutor``) has died; if so,
+    make sure the pool breaks. CPython notices a dead worker by itself, except when it
+    died halfway through sending a result: the executor then waits for the rest of that
+    message forever, its futures never finish and the process cannot exit. Stopping the
+    pool's other workers and closing this process' end of the result pipe
+    (``_processes``, ``_result_queue``) ends that read (EOFError), and the executor
+    breaks as usual: its pending futures fail with BrokenProcessPool."""
+    try:
+        workers = tuple((getattr(executor, "_processes", None) or {}).values())
+    except RuntimeError:  # changed size meanwhile: look again next time
+        return False
+    if all(worker.is_alive() for worker in workers):
+        return False
+    for worker in workers:
+        if worker.is_alive():
+            worker.terminate()
+    results = getattr(executor, "_result_queue", None)
+    if results is not None:
+        results._writer.close()
+    return True
+
+
 # -- mf2py -----------------------------------------------------------------------------
 def mf2py_classic_map() -> dict[str, Any]:
     """mf2py's classic (microformats 1) root classes and their rules (``_CLASSIC_MAP``):

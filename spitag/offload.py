@@ -19,7 +19,9 @@ Workers ignore SIGINT: a Ctrl-C is the crawl's to handle (Scrapy finishes what i
 flight, and that still needs profiling); they exit by themselves within a second when
 the crawl's process is killed. A worker that dies (killed, out of memory, a crash in
 C) loses nothing: the pool is started again and the page profiled in the reactor
-thread; ``spitag/extract/pool_failures`` counts it.
+thread; ``spitag/extract/pool_failures`` counts it. The pool's workers are looked at
+every second, because one that dies halfway through sending a result would otherwise
+hold its page, and every later one, for ever (``compat.break_pool_after_a_dead_worker``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from spitag import compat, profile_worker
+from spitag import aio, compat, profile_worker
 from spitag.aio import running_reactor
 from spitag.errors import BadInputError
 
@@ -48,6 +50,7 @@ _open_pools = 0  # ProfilePools of this process using the forkserver (see Profil
 
 
 MAX_PROCESSES = 256  # profile workers at most (each a Python process of its own)
+WORKER_CHECK_SECONDS = 1.0  # how often the crawl looks for a dead worker
 
 
 def processes_setting(value: Any, cores: int | None = None) -> int:
@@ -83,6 +86,7 @@ class ProfilePool:
         self.crawler = crawler  # for its stats, once the crawl runs
         self._executor: ProcessPoolExecutor | None = None
         self._counted = False  # in _open_pools
+        self._watch: list[Any] = []  # the LoopingCall of check_workers while started
 
     def start(self) -> None:
         """Start every worker now (and the forkserver, which imports the extractors:
@@ -92,9 +96,19 @@ class ProfilePool:
         pool = self._pool()
         for _ in range(self.processes):
             pool.submit(profile_worker.warm_up)
+        self._watch = [aio.every(WORKER_CHECK_SECONDS, self.check_workers)]
         # a second Ctrl-C stops the reactor at once, without spider_closed: the workers
         # must not keep the process alive after it
         running_reactor().addSystemEventTrigger("before", "shutdown", self.abandon)
+
+    def check_workers(self) -> None:
+        """Break and drop the pool if one of its workers has died: its pages are then
+        profiled here, and the next ones by a new pool."""
+        executor = self._executor
+        if executor is not None and compat.break_pool_after_a_dead_worker(executor):
+            logger.debug("a profile worker died: starting the pool afresh")
+            if executor is self._executor:
+                self._discard()
 
     def abandon(self) -> None:
         """Stop the workers without waiting for them (the crawl is being stopped)."""
@@ -141,6 +155,8 @@ class ProfilePool:
         the forkserver once no other pool of this process uses it: it exits now and is
         reaped by this process, whose CPU time then includes the workers'."""
         global _open_pools
+        aio.stop(self._watch)
+        self.check_workers()  # a pool waiting for a dead worker's result would never shut down
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)

@@ -100,3 +100,43 @@ def test_the_forkserver_can_be_stopped_and_starts_again() -> None:
     with context.Pool(1) as pool:  # a later pool starts another
         assert pool.apply(abs, (-4,)) == 4
     compat.stop_forkserver()
+
+
+def test_a_pool_whose_worker_died_halfway_through_a_result_breaks() -> None:
+    """CPython waits for the rest of a result a dead worker began to send: the future
+    never finishes (were that fixed, this test says the shim can go). The shim breaks
+    the pool, and the future fails as for any dead worker."""
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from tests.support.dying import die_halfway_through_the_result
+
+    executor = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("forkserver"))
+    try:
+        future = executor.submit(die_halfway_through_the_result)
+        (worker,) = executor._processes.values()
+        worker.join(timeout=30)
+        assert worker.exitcode == -9
+        time.sleep(1.0)
+        assert not future.done()  # CPython alone: waits for ever
+        assert compat.break_pool_after_a_dead_worker(executor)
+        assert isinstance(future.exception(timeout=30), BrokenProcessPool)
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+        compat.stop_forkserver()
+
+
+def test_a_pool_of_live_workers_is_left_alone() -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    executor = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("forkserver"))
+    try:
+        assert executor.submit(abs, -5).result(timeout=30) == 5
+        assert not compat.break_pool_after_a_dead_worker(executor)
+        assert executor.submit(abs, -6).result(timeout=30) == 6
+    finally:
+        executor.shutdown(wait=True)
+        compat.stop_forkserver()

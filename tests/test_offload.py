@@ -111,6 +111,32 @@ def test_pool_workers_come_from_a_forkserver_that_stops_with_the_pool(real_pages
     assert not _running(servers[0])
 
 
+def test_a_worker_dead_halfway_through_a_result_holds_no_page(real_pages_dir: Path) -> None:
+    """A worker killed while it sent a result (the executor alone would wait for the
+    rest for ever): the pool's check breaks and drops the pool, the job's future fails
+    (its page is then profiled in the crawler process), and a new pool takes the next."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from tests.support.dying import die_halfway_through_the_result
+
+    page = real_pages(real_pages_dir)[0]
+    pool = ProfilePool(1)
+    try:
+        executor = pool._pool()
+        future = executor.submit(die_halfway_through_the_result)
+        deadline = time.monotonic() + 30
+        while pool._executor is executor and time.monotonic() < deadline:
+            pool.check_workers()
+            time.sleep(0.05)
+        assert pool._executor is None
+        assert isinstance(future.exception(timeout=30), BrokenProcessPool)
+        job = ProfileJob(page.read(), page.served_url, "utf-8", True, 10 * 2**20, None)
+        profile = pool._pool().submit(run, job).result(timeout=60)
+        assert profile.counts == profile_html(page.read(), page.served_url, encoding="utf-8").counts
+    finally:
+        pool.close()
+
+
 def test_bad_setting_stops_the_crawl(webserver: WebServer, tmp_path: Path) -> None:
     run = run_crawl(webserver, tmp_path, "http://site.test/", settings={"SPITAG_EXTRACT_PROCESSES": "many"})
     assert run.returncode == 2, run.describe()
