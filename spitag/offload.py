@@ -18,10 +18,11 @@ a fork of a process running a reactor, a store thread and open sockets is not sa
 Workers ignore SIGINT: a Ctrl-C is the crawl's to handle (Scrapy finishes what is in
 flight, and that still needs profiling); they exit by themselves within a second when
 the crawl's process is killed. A worker that dies (killed, out of memory, a crash in
-C) loses nothing: the pool is started again and the page profiled in the reactor
-thread; ``spitag/extract/pool_failures`` counts it. The pool's workers are looked at
-every second, because one that dies halfway through sending a result would otherwise
-hold its page, and every later one, for ever (``compat.break_pool_after_a_dead_worker``).
+C) loses nothing: the pool is started again (``spitag/extract/pool_restarts``) and the
+pages it held are profiled in the reactor thread (``spitag/extract/pool_failures``).
+The pool's workers are looked at every second, also between pages: one that dies
+halfway through sending a result would otherwise hold its page, and every later one,
+for ever (``compat.break_pool_after_a_dead_worker``).
 """
 
 from __future__ import annotations
@@ -106,9 +107,15 @@ class ProfilePool:
         profiled here, and the next ones by a new pool."""
         executor = self._executor
         if executor is not None and compat.break_pool_after_a_dead_worker(executor):
-            logger.debug("a profile worker died: starting the pool afresh")
-            if executor is self._executor:
-                self._discard()
+            logger.warning("a profile worker died: starting the pool afresh")
+            self._restart(executor)
+
+    def _restart(self, broken: ProcessPoolExecutor) -> None:
+        """Drop the pool ``broken`` once (the next job starts a new one)."""
+        if broken is self._executor:
+            self._discard()
+            if self.crawler is not None:
+                self.crawler.stats.inc_value("spitag/extract/pool_restarts")
 
     def abandon(self) -> None:
         """Stop the workers without waiting for them (the crawl is being stopped)."""
@@ -141,8 +148,8 @@ class ProfilePool:
             )
             if self.crawler is not None:
                 self.crawler.stats.inc_value("spitag/extract/pool_failures")
-            if broken and executor is self._executor:  # a worker died: start afresh
-                self._discard()
+            if broken and executor is not None:  # a worker died: start afresh
+                self._restart(executor)
             return job.run()
 
     def _discard(self) -> None:
