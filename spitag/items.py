@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import scrapy
 
 
@@ -41,3 +43,12 @@ class PageItem(scrapy.Item):
     etag = scrapy.Field()            # validators the answer gave, sent back on the next visit
     last_modified = scrapy.Field()
     body = scrapy.Field()            # internal: decoded text (str) or raw bytes for binary
+
+
+def is_page_record(item: Any) -> bool:
+    """A SpiTag page record: a ``PageItem`` (``spitag.record``), or a mapping with its
+    keys (``crawl``, ``url``). Anything else a spider yields (a subclass' own items) is
+    the user's: exported, passed to their pipelines, never stored or counted as a page."""
+    if isinstance(item, PageItem):
+        return True
+    return isinstance(item, dict) and bool(item.get("crawl")) and bool(item.get("url"))

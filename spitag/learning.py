@@ -30,6 +30,7 @@ from scrapy import signals
 
 from spitag import compat
 from spitag.aio import every, stop
+from spitag.items import is_page_record
 from spitag.options import Options
 from spitag.outage import Outage
 from spitag.signals import frontier_closing, frontier_flushing, frontier_opened
@@ -94,7 +95,7 @@ class StrategyFeed:
         self.log = None
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
-        if self.log is None:
+        if self.log is None or not is_page_record(item):
             return
         if item.get("semantic") is not None and item.get("md5dia"):
             self.pages.append((host_of(item["url"]), float(item.get("score") or 0.0)))

@@ -28,7 +28,7 @@ from twisted.python.threadpool import ThreadPool
 from scrapy.utils.defer import maybe_deferred_to_future
 
 from spitag.aio import running_reactor
-from spitag.items import PageItem
+from spitag.items import is_page_record
 from spitag.options import Options
 from spitag.outage import Outage
 from spitag.outcomes import CANONICAL, SETTLED, STORED, end
@@ -43,14 +43,6 @@ if TYPE_CHECKING:
     from spitag.store.base import WriteResult
 
 logger = logging.getLogger(__name__)
-
-def is_page_record(item: Any) -> bool:
-    """A SpiTag page record: a ``PageItem`` (``spitag.record``), or a mapping with its
-    keys (``crawl``, ``url``)."""
-    if isinstance(item, PageItem):
-        return True
-    return isinstance(item, dict) and bool(item.get("crawl")) and bool(item.get("url"))
-
 
 class StorePipeline:
     def __init__(self, crawler: Crawler) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 
 from spitag.aio import every, stop
+from spitag.items import is_page_record
 from spitag.options import Options
 from spitag.outage import Outage
 from spitag.outcomes import STORED, PageEnd
@@ -124,6 +125,8 @@ class Progress:
             logger.info("crawl %s paused (%s): run the same command again to resume", self.crawl, reason)
 
     def item_scraped(self, item: Any, response: Any = None, spider: Any = None) -> None:
+        if not is_page_record(item):
+            return
         self.pages += 1
         url = item.get("url")
         if url:

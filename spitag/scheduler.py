@@ -13,8 +13,10 @@ the queue and the record of what was seen and done (``spitag.frontier.queue``).
 * ``has_pending_requests`` is true while anything is queued or leased by anyone, so a
   worker does not quit while another's leases could still come back.
 
-A request the frontier cannot rebuild — one whose callback is not the spider's
-``parse``, such as ``scrapy parse``'s — waits in memory, as Scrapy's disk queues keep
+A request the frontier cannot rebuild — one not built from a frontier entry (by the
+spider's ``frontier_request``, which a subclass may override to choose its own callback
+for some URLs) and whose callback is not the spider's ``parse``, such as ``scrapy
+parse``'s — waits in memory, as Scrapy's disk queues keep
 the requests they cannot serialize; and the frontier is not popped before the spider
 has handed over a request of its own (its seeds), so that ``scrapy parse`` shows one
 page and does not resume the crawl. What else a crawl needs of its frontier is done by
@@ -103,8 +105,10 @@ class FrontierScheduler(BaseScheduler):
 
     # -- the engine's side ---------------------------------------------------------
     def enqueue_request(self, request: Request) -> bool:
-        if request.callback not in (None, self.spider.parse):
-            self.foreign.append(request)  # (served first; never stored in the frontier)
+        if meta.url_of(request) is None and request.callback not in (None, self.spider.parse):
+            # the spider's own request for its own callback, not built from a frontier
+            # entry (``frontier_request``): served first, never stored in the frontier
+            self.foreign.append(request)
             return True
         self.own_seen = True
         entry = meta.entry_of(request)

@@ -125,7 +125,12 @@ class SpitagSpider(scrapy.Spider):
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any] | AsyncIterator[Any]:
         """The page's item, then its outlinks. An HTML page is profiled in a worker
-        process when there is a pool (the callback then awaits it), else right here."""
+        process when there is a pool (the callback then awaits it), else right here.
+
+        A subclass' own ``parse`` may go through ``super().parse(response)`` with
+        ``async for`` (profiled in a worker, as here) or with ``for`` (profiled in the
+        crawler process: a sync callback cannot wait for a worker)."""
+        job = None
         if self.pool is not None:
             job = profile_job(
                 response,
@@ -134,12 +139,22 @@ class SpitagSpider(scrapy.Spider):
                 extract_budget=self.options.extract_budget or None,
                 drop_params=self.drop_params,
             )
-            if job is not None:
-                return self._parse_offloaded(response, job)
+        if not self._called_by_scrapy(response):  # but by a subclass' callback
+            return PageOutput(self, response, job)
+        if job is not None:
+            return self._parse_offloaded(response, job)
         return self._parse_page(response, None)
 
+    def _called_by_scrapy(self, response: Response) -> bool:
+        """Whether Scrapy called this ``parse`` as the request's callback, rather than a
+        subclass' callback (its own ``parse`` or another) through ``super().parse``."""
+        callback = getattr(getattr(response, "request", None), "callback", None)
+        if callback is None:  # Scrapy calls the spider's parse, whichever it is
+            return type(self).parse is SpitagSpider.parse
+        return getattr(callback, "__func__", callback) is SpitagSpider.parse
+
     async def _parse_offloaded(self, response: Response, job: Any) -> AsyncIterator[Any]:
-        profile = await self.pool.profile(job)
+        profile = await self.pool.profile(job) if job is not None else None
         for output in self._parse_page(response, profile):
             yield output
 
@@ -295,3 +310,18 @@ def _checked(item: Any) -> datetime:
         return datetime.fromisoformat(item["fetched_at"].replace("Z", "+00:00"))
     except (TypeError, ValueError, AttributeError):
         return datetime.now(timezone.utc)
+
+
+class PageOutput:
+    """What ``SpitagSpider.parse`` gives a subclass' ``parse``: the page's item and
+    requests, with ``for`` (the page profiled in the crawler process) or ``async for``
+    (in a profile worker when the crawl has them)."""
+
+    def __init__(self, spider: SpitagSpider, response: Response, job: Any) -> None:
+        self.spider, self.response, self.job = spider, response, job
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.spider._parse_page(self.response, None)
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self.spider._parse_offloaded(self.response, self.job)
