@@ -28,7 +28,6 @@ strategy learns), ``spitag.recrawl`` (URLs due again).
 from __future__ import annotations
 
 import logging
-import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
