@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
+from spitag import __version__
 from spitag.errors import BadInputError
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ COMPONENTS: dict[str, dict[str, int | None]] = {
 }
 
 DEFAULTS: dict[str, Any] = {
-    "USER_AGENT": "SpiTag/0.1 (semantic focused crawler)",
+    "USER_AGENT": f"SpiTag/{__version__} (semantic focused crawler)",
     "ROBOTSTXT_OBEY": True,
     # a few requests per site at once, no more
     "CONCURRENT_REQUESTS": 32,

@@ -68,9 +68,29 @@ def jsonld_recipes(body: bytes) -> list[dict]:
     return found
 
 
+@pytest.fixture(scope="module")
+def installed_spitag(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``pip install .`` of this folder (the package ``spitag`` alone, no dependencies:
+    the test's environment has them) into a folder of its own."""
+    target = tmp_path_factory.mktemp("site-packages")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(REPO)],
+                   check=True, stdin=subprocess.DEVNULL, timeout=600)
+    return target
+
+
+def test_pip_installs_spitag_alone(installed_spitag: Path) -> None:
+    from spitag import __version__
+
+    names = {p.name for p in installed_spitag.iterdir() if not p.name.endswith(".dist-info")}
+    assert names == {"spitag"}  # the project's settings/, spiders/, pipelines/ stay here
+    assert (installed_spitag / f"spitag-{__version__}.dist-info").is_dir()
+    lua = {p.name for p in (installed_spitag / "spitag" / "frontier" / "redis" / "lua").glob("*.lua")}
+    assert lua == {p.name for p in (REPO / "spitag" / "frontier" / "redis" / "lua").glob("*.lua")} and lua
+
+
 @pytest.mark.parametrize("spider", ["recipes", "recipes-sync", "mine"])
 def test_the_example_project_extends_spitag(spider: str, real_pages_dir: Path, webserver: WebServer,
-                                            tmp_path: Path) -> None:
+                                            tmp_path: Path, installed_spitag: Path) -> None:
     project = tmp_path / "recipes"
     shutil.copytree(EXAMPLE, project)
     (project / "recipes" / "spiders" / "sync_recipes.py").write_text(SYNC_SPIDER, encoding="utf-8")
@@ -89,11 +109,16 @@ def test_the_example_project_extends_spitag(spider: str, real_pages_dir: Path, w
            "-s", f"SPITAG_STORE={sqlite_url(store)}", "-s", f"SPITAG_FRONTIER={sqlite_url(tmp_path / 'f.db')}",
            "-s", f"SPITAG_REGEX_RULES=@{rules}", "-s", "SPITAG_EXTRACT_PROCESSES=1",
            "-s", f"RECIPES_CSV={csv_path}", "-s", "RETRY_TIMES=0"]
-    env = proxy_env(webserver, {"PYTHONPATH": str(REPO)})
+    # SpiTag as installed by pip, not this folder: the project finds it on its path
+    env = proxy_env(webserver, {"PYTHONPATH": str(installed_spitag)})
     run = subprocess.run(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert not [r for r in log_records(run.stderr) if " ERROR: " in r.splitlines()[0]], run.stderr[-3000:]
+    records = log_records(run.stderr)
+    assert not [r for r in records if " ERROR: " in r.splitlines()[0]], run.stderr[-3000:]
+    from spitag import __version__
+
+    assert f"started (bot: recipes, SpiTag {__version__})" in records[0], records[0]
 
     items = read_jsonl(out)
     pages = {item["url"]: item for item in items if "crawl" in item}

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
-from spitag import parts
+from spitag import __version__, parts
 from spitag.commands._common import report_error
 from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.preflight import check_backends, check_input
@@ -39,6 +39,8 @@ def preflight(settings: BaseSettings, name: str, spargs: dict[str, str]) -> None
     spidercls = frontier_spider(settings, name)
     if spidercls is None:
         return
+    # the log's first line (Scrapy's "started (bot: …)") says which SpiTag crawls
+    settings.set("BOT_NAME", f"{settings.get('BOT_NAME')}, SpiTag {__version__}", priority="cmdline")
     try:
         settings = parts.as_crawled(settings, spidercls)  # SpiTag's parts and the spider's own
         check_backends(check_input(settings, spargs))

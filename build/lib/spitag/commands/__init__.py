@@ -1,0 +1,1 @@
+"""SpiTag's scrapy sub-commands (``COMMANDS_MODULE``): crawl (checked), export."""

@@ -1,0 +1,27 @@
+-- A host's place in the pop order (``hosts``, ``ready``) and the end of its probe.
+-- A URL of the host left its lease, or a page of it was learnt: if the host was
+-- probed, it is ready again now, or when its hard politeness gate opens.
+local function end_probe(host, t)
+  if redis.call('HDEL', p .. 'pw', host) == 1 then
+    local nxt = math.max(tonumber(redis.call('HGET', p .. 'hard', host) or '0') or 0, t,
+      tonumber(redis.call('HGET', p .. 'down', host) or '0') or 0)
+    redis.call('HSET', p .. 'next', host, nxt)
+    redis.call('ZADD', p .. 'ready', 'XX', nxt, host)
+  end
+end
+local function refresh(host)
+  local b, best = best_bucket(host)
+  if b == nil then
+    redis.call('ZREM', p .. 'hosts', host)
+    redis.call('ZREM', p .. 'ready', host)
+    return
+  end
+  local yn = tonumber(redis.call('HGET', p .. 'yn', host) or '0') or 0
+  local ys = tonumber(redis.call('HGET', p .. 'ys', host) or '0') or 0
+  if yn == 0 then  -- not learnt yet: its latest estimate (rescore), if any, stands for best
+    local e = tonumber(redis.call('HGET', p .. 'est', host) or '')
+    if e then best = e end
+  end
+  redis.call('ZADD', p .. 'hosts', rank(best, ys, yn), host)
+  redis.call('ZADD', p .. 'ready', redis.call('HGET', p .. 'next', host) or 0, host)
+end

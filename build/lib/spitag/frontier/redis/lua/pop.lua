@@ -1,0 +1,67 @@
+-- ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, scan, probe (1/0),
+-- then (host, busy) pairs: the caller's requests per host on their way to a download.
+--! uses: common rank fn_host
+local n, lease, owner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local default_delay, per_host = tonumber(ARGV[5]), tonumber(ARGV[6])
+local scan = tonumber(ARGV[7])
+local probe = ARGV[8] == '1'
+local busy = {}
+for i = 9, #ARGV - 1, 2 do busy[ARGV[i]] = tonumber(ARGV[i + 1]) end
+local t = now()
+local out = {}
+local taken = 0
+local seen = {}
+local function take_from(host)
+  if seen[host] then return end
+  seen[host] = true
+  local nxt = tonumber(redis.call('HGET', p .. 'next', host) or '0')
+  if nxt > t then return end
+  local k = math.min(per_host - (busy[host] or 0), n - taken)
+  if k <= 0 then return end  -- all its places are busy with this caller's requests
+  local delay = tonumber(redis.call('HGET', p .. 'delay', host) or default_delay)
+  -- a probe: nothing of the host done or learnt yet, one URL, and the host waits for its page
+  local probing = probe and tonumber(redis.call('HGET', p .. 'hd', host) or '0') == 0
+    and tonumber(redis.call('HGET', p .. 'yn', host) or '0') == 0
+  if delay > 0 or probing then k = 1 end
+  local got = 0
+  for _ = 1, k do
+    local b = best_bucket(host)
+    if b == nil then break end
+    local items = redis.call('ZPOPMAX', p .. 'q:' .. host .. ':' .. b, 1)
+    if #items == 0 then break end
+    qtouch(host, b)
+    local member, prio = items[1], items[2]
+    local key = host .. '	' .. member
+    redis.call('ZADD', p .. 'leases', t + lease, key)
+    redis.call('HSET', p .. 'lo', key, owner .. '|' .. prio)
+    local f = fp(member)
+    local why = explain(host, member, redis.call('HGET', p .. 'h:' .. where(host, f), f))
+    table.insert(out, host); table.insert(out, member); table.insert(out, prio)
+    for j = 1, 5 do table.insert(out, why[j]) end
+    taken = taken + 1
+    got = got + 1
+  end
+  if probing and got > 0 then
+    redis.call('HSET', p .. 'pw', host, 1)
+    redis.call('HSET', p .. 'next', host, t + math.max(delay, lease))
+  else
+    redis.call('HSET', p .. 'next', host, t + delay)
+  end
+  refresh(host)
+end
+for _, host in ipairs(redis.call('ZREVRANGE', p .. 'hosts', 0, scan - 1)) do
+  if taken >= n then break end
+  take_from(host)
+end
+if taken < n then
+  -- The best-ranked hosts are all waiting: take any ready host, soonest first.
+  for _, host in ipairs(redis.call('ZRANGEBYSCORE', p .. 'ready', '-inf', t, 'LIMIT', 0, n)) do
+    if taken >= n then break end
+    take_from(host)
+  end
+end
+if taken > 0 then
+  redis.call('HINCRBY', p .. 'n', 'q', -taken)
+  redis.call('HINCRBY', p .. 'n', 'l', taken)
+end
+return out

@@ -1,0 +1,109 @@
+"""The store's tables: RAINBOW's Page / URL / Link, plus what a crawl needs.
+
+* ``page``  — one row per distinct content (``md5`` unique in the store): ``md5dia``,
+  ``type``, ``data`` (the content decoded to UTF-8, or raw bytes for binary types;
+  zlib-compressed when ``data_format`` = ``zlib``, NULL when ``none``), ``modified``,
+  plus the original ``encoding``, ``size``, ``truncated``, ``title``, the semantic
+  profile (``semantic`` JSON counts, ``semantic_total``, ``score``) and the extracted
+  ``structured`` data (JSON).
+* ``url``   — one row per requested URL and crawl: ``page_id`` (many URLs may serve one
+  page), ``fetched`` (first download), ``checked`` (last check), ``expires`` (when it
+  is due again), ``status``, plus ``error``, ``depth``, ``priority``, ``reason``,
+  ``redirect_to``, and what a recrawl needs (``spitag.recrawl``): ``etag`` and
+  ``last_modified`` (the validators of the last answer) and ``revisit_interval``
+  (seconds, adaptive).
+  Its key is ``(crawl, url_md5)``, ``url_md5`` = MD5 hex of the URL's UTF-8 bytes
+  (``spitag.store.base.url_md5``): a B-tree entry must fit in a third of a page
+  (PostgreSQL: ~2700 bytes), and a URL may be 10,000 characters long.
+* ``link``  — ``(source, target)`` page ids: the link graph between stored pages.
+* ``outlink`` — every link seen, URL to URL, per crawl: links whose target is not a page
+  yet wait here and become ``link`` rows when the target is stored. Keyed by
+  ``(crawl, source_md5, target_md5)`` for the same reason; the graph queries walk it.
+* ``spitag_meta`` — ``schema_version``.
+
+The same DDL serves SQLite and PostgreSQL; ``{blob}``/``{serial}``/``{ts}`` are filled
+per dialect, and so are ``{key}`` (an MD5 hex) and ``{name}`` (a crawl's name): on
+PostgreSQL they compare bytewise (``COLLATE "C"``), not by the database's locale —
+keys are compared on every index descent, and their order means nothing. Texts that come from the web (content types, encodings) are TEXT: a
+VARCHAR limit would reject on PostgreSQL what SQLite accepts.
+
+Version 2: URL keys by MD5 (``url_md5``, ``source_md5``, ``target_md5``), TEXT types.
+Version 3: the recrawl columns of ``url``; a version 2 store is migrated in place
+(``MIGRATIONS``: columns added, nothing rewritten).
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 3
+
+TABLES = [
+    """CREATE TABLE IF NOT EXISTS spitag_meta (
+        key VARCHAR(64) PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS page (
+        id {serial},
+        md5 {key} NOT NULL UNIQUE,
+        md5dia {key} NOT NULL,
+        type TEXT,
+        data {blob},
+        data_format VARCHAR(8) NOT NULL,
+        encoding TEXT,
+        size BIGINT NOT NULL,
+        truncated BOOLEAN NOT NULL,
+        title TEXT,
+        semantic TEXT NOT NULL,
+        semantic_total INTEGER NOT NULL,
+        score DOUBLE PRECISION NOT NULL,
+        structured TEXT,
+        modified {ts} NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS page_md5dia ON page (md5dia)",
+    """CREATE TABLE IF NOT EXISTS url (
+        crawl {name} NOT NULL,
+        url_md5 {key} NOT NULL,
+        url TEXT NOT NULL,
+        page_id BIGINT REFERENCES page (id),
+        fetched {ts},
+        checked {ts} NOT NULL,
+        expires {ts},
+        status INTEGER,
+        error TEXT,
+        content_type TEXT,
+        depth INTEGER NOT NULL,
+        priority DOUBLE PRECISION,
+        reason TEXT,
+        redirect_to TEXT,
+        etag TEXT,
+        last_modified TEXT,
+        revisit_interval DOUBLE PRECISION,
+        PRIMARY KEY (crawl, url_md5)
+    )""",
+    "CREATE INDEX IF NOT EXISTS url_page ON url (page_id)",
+    "CREATE INDEX IF NOT EXISTS url_expires ON url (crawl, expires)",
+    """CREATE TABLE IF NOT EXISTS link (
+        source BIGINT NOT NULL REFERENCES page (id),
+        target BIGINT NOT NULL REFERENCES page (id),
+        PRIMARY KEY (source, target)
+    )""",
+    "CREATE INDEX IF NOT EXISTS link_target ON link (target)",
+    """CREATE TABLE IF NOT EXISTS outlink (
+        crawl {name} NOT NULL,
+        source_md5 {key} NOT NULL,
+        target_md5 {key} NOT NULL,
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        PRIMARY KEY (crawl, source_md5, target_md5)
+    )""",
+    "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target_md5)",
+]
+
+# From version N to N + 1: statements run in one transaction, under the schema lock.
+MIGRATIONS = {
+    2: [
+        "ALTER TABLE url ADD COLUMN etag TEXT",
+        "ALTER TABLE url ADD COLUMN last_modified TEXT",
+        "ALTER TABLE url ADD COLUMN revisit_interval DOUBLE PRECISION",
+        "CREATE INDEX IF NOT EXISTS url_expires ON url (crawl, expires)",
+    ],
+}
