@@ -103,9 +103,9 @@ def check_backends(options: Options) -> None:
         if scheme == "sqlite":
             path = sqlite_path(url, setting).resolve()
             if not path.parent.is_dir():
-                raise BackendUnavailableError(f"{setting}: folder {path.parent} does not exist")
+                raise BadInputError(f"{setting}: folder {path.parent} does not exist")
             if not os.access(path.parent, os.W_OK):
-                raise BackendUnavailableError(f"{setting}: folder {path.parent} is not writable")
+                raise BadInputError(f"{setting}: folder {path.parent} is not writable")
             if path.exists():
                 _check_sqlite_file(setting, path)
         elif scheme.startswith("postgres"):

@@ -1059,7 +1059,7 @@ BAD_INPUT = [
     ("missing-seed-file", "{tmp}/no-such-seeds.txt", {}, None, 2, ["{tmp}/no-such-seeds.txt"]),
     ("unknown-scope", "http://bad.test/", {"SPITAG_SCOPE": "galaxy"}, None, 2, ["SPITAG_SCOPE", "galaxy"]),
     ("mysql-store", "http://bad.test/", {}, "mysql://x", 2, ["SPITAG_STORE", "mysql"]),
-    ("store-folder-missing", "http://bad.test/", {}, "sqlite:///{tmp}/missing/store.db", 3,
+    ("store-folder-missing", "http://bad.test/", {}, "sqlite:///{tmp}/missing/store.db", 2,
      ["SPITAG_STORE", "{tmp}/missing"]),
 ]
 

@@ -123,3 +123,21 @@ def test_scrapy_export_appends_with_small_o_and_writes_standard_output_with_a_da
     assert run.returncode == 0, run.stderr[-3000:]
     assert [json.loads(line) for line in run.stdout.splitlines()] == lines  # JSON lines on stdout
     assert "exported 2 URL(s) of crawl 'feeds' to -" in run.stderr
+
+
+def test_scrapy_export_to_a_reader_that_leaves_early(tmp_path: Path) -> None:
+    """``scrapy export … -O - | head -1``: 3,000 URLs (far more than a pipe holds), one
+    line read; the export ends quietly, with no traceback."""
+    from spitag.store import open_store
+    from tests.test_store_contract import record
+
+    store_path = tmp_path / "big.db"
+    store = open_store(sqlite_url(store_path))
+    store.write([record(f"http://big.example/{i}", f"<p>page {i}</p>") for i in range(3000)])
+    store.close()
+    run = subprocess.run(
+        f"{sys.executable} -m scrapy export -a crawl=c1 -O - -s SPITAG_STORE={sqlite_url(store_path)} | head -1",
+        shell=True, cwd=REPO, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    assert json.loads(run.stdout)["url"].startswith("http://big.example/")
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr[-3000:]

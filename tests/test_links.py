@@ -34,7 +34,9 @@ def links(store_url: str, *args: str) -> subprocess.CompletedProcess:
 
 def edges(run: subprocess.CompletedProcess) -> list[tuple[int, str, str]]:
     assert run.returncode == 0, run.stderr[-2000:]
-    return [(int(d), s, t) for d, s, t in (line.split("\t") for line in run.stdout.splitlines())]
+    header, *lines = run.stdout.splitlines()
+    assert header == "distance\tsource\ttarget"
+    return [(int(d), s, t) for d, s, t in (line.split("\t") for line in lines)]
 
 
 def test_links_command_prints_the_graph_both_ways(backend_url: str) -> None:
@@ -48,8 +50,17 @@ def test_links_command_prints_the_graph_both_ways(backend_url: str) -> None:
     assert edges(links(backend_url, "-a", "crawl=c1", "--from", a, "--reverse")) == [(1, d, a), (1, e, a)]
     # written as a user would: normalized to the stored spelling
     assert edges(links(backend_url, "-a", "crawl=c1", "--from", "HTTP://G.Example:80/a")) == [(1, a, b), (1, a, c)]
-    nothing = links(backend_url, "-a", "crawl=c1", "--from", "http://g.example/none")
-    assert edges(nothing) == [] and "0 link(s)" in nothing.stderr
+    leaf = links(backend_url, "-a", "crawl=c1", "--from", "http://x.example/")  # a link target, never fetched
+    assert edges(leaf) == [] and "0 link(s)" in leaf.stderr
+    nothing = links(backend_url, "-a", "crawl=c1", "--from", "http://g.example/none")  # not the crawl's
+    assert nothing.returncode == 2 and nothing.stdout == ""
+    assert "spitag: error: http://g.example/none is neither a URL of crawl 'c1' nor a link it saw" in nothing.stderr
+    # a reader that leaves early (| head): no traceback
+    head = subprocess.run(
+        f"{sys.executable} -m scrapy links -a crawl=c1 --from {a} --depth 3 -s SPITAG_STORE={backend_url} | head -1",
+        shell=True, cwd=REPO, capture_output=True, text=True, timeout=120,
+    )
+    assert head.stdout == "distance\tsource\ttarget\n" and "Traceback" not in head.stderr, head.stderr
     typo = links(backend_url, "-a", "crawl=other", "--from", a)  # a crawl the store does not have
     assert typo.returncode == 2 and "spitag: error: crawl 'other' has no URL in the store; crawls there: c1" in typo.stderr
 

@@ -183,6 +183,9 @@ def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -
     shared = frontier_url.startswith("redis")
     assert [(h["downloading"], h["waiting"]) for h in data["hosts"]] == [(0, 0) if shared else (None, None)] * len(hosts)
     assert ("downloading" in out) == shared
+    typo = frontier_cmd(frontier_url, crawl + "-typo")  # a crawl the frontier does not have
+    assert typo.returncode == 2 and typo.stdout == "", typo.stderr
+    assert f"spitag: error: crawl '{crawl}-typo' has nothing in frontier" in typo.stderr
 
 
 @pytest.mark.parametrize("name, value", [("SPITAG_PROGRESS", "sometimes"), ("SPITAG_PROGRESS_INTERVAL", "0.01")])

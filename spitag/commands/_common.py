@@ -3,7 +3,9 @@ and opening a crawl's frontier."""
 
 from __future__ import annotations
 
+import os
 import sys
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import UsageError
@@ -16,6 +18,7 @@ from spitag.urls import redact
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Iterator
 
     from scrapy.settings import BaseSettings
 
@@ -79,3 +82,23 @@ def is_known(frontier: Frontier) -> bool:
 def unknown_crawl(settings: BaseSettings, crawl: str) -> BadInputError:
     url = Options(settings).frontier
     return BadInputError(f"crawl {crawl!r} has nothing in frontier {redact(url)} (check -a crawl= and SPITAG_FRONTIER)")
+
+
+class Reader:
+    """Whether the reader of standard output is still there (``reader_may_leave``)."""
+
+    left = False
+
+
+@contextmanager
+def reader_may_leave() -> Iterator[Reader]:
+    """Write to standard output for a reader that may stop early (``| head``): its
+    leaving ends the output quietly, with no traceback; ``reader.left`` says so."""
+    reader = Reader()
+    try:
+        yield reader
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader.left = True
+        # Python flushes standard output again at exit: into the void, not the pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -21,7 +21,7 @@ from scrapy.utils.conf import feed_process_params_from_cli
 from scrapy.utils.misc import load_object
 
 from spitag import parts
-from spitag.commands._common import add_crawl_option, open_crawl_store, report_error, spider_args
+from spitag.commands._common import add_crawl_option, open_crawl_store, reader_may_leave, report_error, spider_args
 from spitag.errors import BadInputError, SpitagError
 from spitag.scrapy_settings import check_output_path
 
@@ -70,7 +70,7 @@ class Command(ScrapyCommand):
             exporter_class = load_object(exporters[fmt])
             out = nullcontext(sys.stdout.buffer) if path == "-" else open(path, "wb" if opts.overwrite else "ab")
             count = 0
-            with out as handle:
+            with reader_may_leave() as reader, out as handle:
                 exporter = exporter_class(handle, encoding="utf-8")
                 exporter.start_exporting()
                 for item in store.iter_urls(crawl):
@@ -79,7 +79,8 @@ class Command(ScrapyCommand):
                 exporter.finish_exporting()
         finally:
             store.close()
-        print(f"exported {count} URL(s) of crawl {crawl!r} to {path} ({fmt})", file=sys.stderr)
+        if not reader.left:
+            print(f"exported {count} URL(s) of crawl {crawl!r} to {path} ({fmt})", file=sys.stderr)
 
 
 def export_format(settings: BaseSettings, target: str) -> tuple[str, str]:

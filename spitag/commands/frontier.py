@@ -15,7 +15,6 @@ parent's semantic score, the crawl's strategy). Works on either backend:
 from __future__ import annotations
 
 import json
-import sys
 import time
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import add_crawl_option, frontier_for, report_error, spider_args
+from spitag.commands._common import (
+    add_crawl_option,
+    frontier_for,
+    reader_may_leave,
+    report_error,
+    spider_args,
+    unknown_crawl,
+)
 from spitag.errors import BackendUnavailableError, SpitagError
 from spitag.frontier.owners import is_gone, short_name
 from spitag.options import Options
@@ -71,13 +77,11 @@ class Command(ScrapyCommand):
             return
         finally:
             frontier.close()
-        if fmt == "json":
-            print(json.dumps(state, indent=1))
-        else:
-            print(render_text(state))
         if not (state["queued"] or state["leased"] or state["done"]):
-            print(f"spitag: crawl {crawl!r} has nothing in frontier {state['frontier']}"
-                  " (check -a crawl= and SPITAG_FRONTIER)", file=sys.stderr)
+            self.exitcode = report_error(unknown_crawl(self.settings, crawl))
+            return
+        with reader_may_leave():
+            print(json.dumps(state, indent=1) if fmt == "json" else render_text(state))
 
     def _open(self, crawl: str) -> Frontier:
         return frontier_for(self.settings, crawl)

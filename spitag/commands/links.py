@@ -1,13 +1,14 @@
 """``scrapy links -a crawl=NAME --from URL [--depth N] [--reverse]``: the link graph
 around one URL, from the store (SQLite or PostgreSQL: the same recursive SQL).
 
-Prints one edge a line, tab-separated — ``distance``, ``source``, ``target`` — nearest
+Prints a header line, then one edge a line, tab-separated — ``distance``, ``source``, ``target`` — nearest
 first: distance 1 are the links on URL itself, 2 the links on the pages it links to,
 and so on up to ``--depth``. With ``--reverse`` the walk goes backwards: distance 1
 are the pages linking to URL. Targets never fetched (other sites, pages not crawled
 yet) are included: the graph is every link seen. A summary goes to standard error.
 
-Exit codes: 0 (even with no link), 2 bad input or store, 3 store unreachable.
+Exit codes: 0 (even with no link), 2 bad input (a URL that is not the crawl's) or
+store, 3 store unreachable.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import add_crawl_option, open_crawl_store, report_error, spider_args
+from spitag.commands._common import add_crawl_option, open_crawl_store, reader_may_leave, report_error, spider_args
 from spitag.errors import BadInputError, SpitagError
 from spitag.urls import try_normalize
 
@@ -57,23 +58,28 @@ class Command(ScrapyCommand):
             return
         try:
             if not any(name == crawl for name, _ in store.crawls()):
-                known = ", ".join(f"{c} ({n} URLs)" for c, n in store.crawls()) or "none"
+                listed = ", ".join(f"{c} ({n} URLs)" for c, n in store.crawls()) or "none"
                 self.exitcode = report_error(BadInputError(
-                    f"crawl {crawl!r} has no URL in the store; crawls there: {known}"))
+                    f"crawl {crawl!r} has no URL in the store; crawls there: {listed}"))
                 return
             start = opts.start
             edges = store.links(crawl, start, opts.depth, reverse=opts.reverse)
             normal = try_normalize(start)
             if not edges and normal and normal != start:  # stored URLs are normalized
                 start, edges = normal, store.links(crawl, normal, opts.depth, reverse=opts.reverse)
+            known = bool(edges) or store.knows(crawl, start)
         finally:
             store.close()
-        out = sys.stdout
-        for source, target, distance in edges:
-            out.write(f"{distance}\t{source}\t{target}\n")
-        out.flush()
-        way = "to" if opts.reverse else "from"
-        print(
-            f"{len(edges)} link(s) within {opts.depth} hop(s) {way} {start} in crawl {crawl!r}",
-            file=sys.stderr,
-        )
+        if not edges and not known:
+            self.exitcode = report_error(BadInputError(
+                f"{opts.start} is neither a URL of crawl {crawl!r} nor a link it saw"))
+            return
+        with reader_may_leave() as reader:
+            out = sys.stdout
+            out.write("distance\tsource\ttarget\n")
+            for source, target, distance in edges:
+                out.write(f"{distance}\t{source}\t{target}\n")
+        if not reader.left:
+            way = "to" if opts.reverse else "from"
+            print(f"{len(edges)} link(s) within {opts.depth} hop(s) {way} {start} in crawl {crawl!r}",
+                  file=sys.stderr)

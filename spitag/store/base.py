@@ -162,6 +162,16 @@ class Store(ABC):
         """Every crawl of the store with its number of URLs (for a helpful error)."""
         return [(str(c), int(n)) for c, n in self.query(CRAWLS_SQL)]
 
+    def knows(self, crawl: str, url: str) -> bool:
+        """Whether ``url`` is in the crawl's link graph: a URL it requested, or the
+        target of a link it saw."""
+        key = url_md5(url)
+        return bool(self.query(
+            "SELECT 1 FROM url WHERE crawl = ? AND url_md5 = ?"
+            " UNION ALL SELECT 1 FROM outlink WHERE crawl = ? AND target_md5 = ?",
+            (crawl, key, crawl, key),
+        ))
+
     @abstractmethod
     def close(self) -> None:
         """Release the connection."""
