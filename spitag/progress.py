@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 
 from spitag.aio import every, stop
+from spitag.errors import SpitagError
 from spitag.items import is_page_record
 from spitag.options import Options
 from spitag.outage import Outage
@@ -100,6 +101,18 @@ class Progress:
 
     def frontier_closing(self, frontier: Frontier) -> None:
         self.queue = None
+        if self.pages:
+            return
+        try:
+            counts = frontier.queue.counts()
+        except SpitagError:  # unreachable: the outage is logged where it happened
+            return
+        if counts.done and not counts.queued and not counts.leased:
+            logger.warning(
+                "crawl %s: nothing left to fetch (its %s URL(s) were done in earlier runs); to start it over:"
+                " scrapy forget -a crawl=%s, or name another crawl (-a crawl=NAME)",
+                frontier.crawl, f"{counts.done:,}", frontier.crawl,
+            )
 
     def spider_opened(self, spider: Spider) -> None:
         self.crawl = spider.crawl_id

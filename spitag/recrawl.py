@@ -219,7 +219,8 @@ def iso(moment: datetime) -> str:
 class RecrawlPlanner:
     """A crawl run again revives, at its start, the URLs whose time has come (a Scrapy
     extension of SpiTag's spider, started by ``frontier_opened``; stat
-    ``spitag/recrawl/revived``)."""
+    ``spitag/recrawl/revived``), and its seeds whose last try failed (no answer, a
+    server error: a typo fixed, a network back; stat ``spitag/recrawl/seeds_again``)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -232,12 +233,25 @@ class RecrawlPlanner:
         return planner
 
     def opened(self, frontier: Frontier) -> None:
-        if not self.options.recrawl or not frontier.queue.counts().done:
+        if not frontier.queue.counts().done:
             return
         store = open_store(self.options.store)
         try:
-            revived = plan_recrawl(store, frontier.queue, frontier.crawl, datetime.now(timezone.utc))
+            self._seeds_again(store, frontier)
+            if self.options.recrawl:
+                revived = plan_recrawl(store, frontier.queue, frontier.crawl, datetime.now(timezone.utc))
+                self.crawler.stats.set_value("spitag/recrawl/revived", revived)
+                logger.info("recrawl: %d expired URL(s) of crawl %s queued again", revived, frontier.crawl)
         finally:
             store.close()
-        self.crawler.stats.set_value("spitag/recrawl/revived", revived)
-        logger.info("recrawl: %d expired URL(s) of crawl %s queued again", revived, frontier.crawl)
+
+    def _seeds_again(self, store: Any, frontier: Frontier) -> None:
+        spider = self.crawler.spider
+        seeds = getattr(spider, "seed_urls", None) or []
+        failed = store.failed(frontier.crawl, seeds) if seeds else []
+        if not failed:
+            return
+        again = frontier.queue.revive([Entry(url, host_of(url), 0, spider.strategy.seed()) for url in failed])
+        self.crawler.stats.set_value("spitag/recrawl/seeds_again", again)
+        logger.info("crawl %s: %d seed(s) that failed last time tried again: %s", frontier.crawl, again,
+                    ", ".join(failed[:3]) + (" …" if len(failed) > 3 else ""))

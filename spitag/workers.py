@@ -22,8 +22,10 @@ A Scrapy extension of SpiTag's spider, started by ``frontier_opened``.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import time
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from spitag.aio import every, running_reactor, stop
@@ -93,6 +95,9 @@ class Workers:
         seeds = getattr(spider, "seed_urls", None)
         if seeds:
             setup["seeds"] = hashlib.md5("\n".join(sorted(seeds)).encode(), usedforsecurity=False).hexdigest()
+            setup["first_seeds"] = json.dumps(seeds[:3])  # for scrapy crawls
+            setup["seed_count"] = str(len(seeds))
+        setup["last_run"] = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         before = self.frontier.registry.record_setup(setup)
         crawl = self.frontier.crawl
         if before.get("strategy") and before["strategy"] != setup["strategy"]:

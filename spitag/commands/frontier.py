@@ -1,5 +1,5 @@
 """``scrapy frontier -a crawl=NAME [-a top=N] [-a hosts=N] [-a format=json]``: what a
-crawl's frontier holds, running or not.
+crawl's frontier holds, running or not (without a name: the crawls there are).
 
 Queued / leased / done counts (and how many of them failed and wait for another try),
 on Redis the workers by their heartbeat (running, or silent: killed or cut off; a
@@ -58,8 +58,18 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         spargs = spider_args(opts)
         crawl = spargs.get("crawl", "").strip()
-        if not crawl:
-            raise UsageError("name the crawl: -a crawl=NAME", print_help=False)
+        if not crawl:  # which crawls there are (scrapy crawls)
+            from spitag.commands.crawls import list_crawls, render_text as render_crawls
+
+            try:
+                crawls = list_crawls(Options(self.settings))
+            except SpitagError as exc:
+                self.exitcode = report_error(exc)
+                return
+            with reader_may_leave():
+                print(render_crawls(crawls))
+                print("\nname one: scrapy frontier -a crawl=NAME")
+            return
         top = _count(spargs, "top", 20)
         host_limit = _count(spargs, "hosts", 20)
         fmt = spargs.get("format", "text").strip().lower()

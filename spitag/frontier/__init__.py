@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Counts", "CrawlRegistry", "Entry", "Frontier", "HostGate", "HostState", "LearningLog", "Learnt",
-    "Politeness", "PushResult", "Retry", "RobotsCache", "UrlQueue", "Worker", "open_frontier",
+    "Politeness", "PushResult", "Retry", "RobotsCache", "UrlQueue", "Worker", "crawl_names", "open_frontier",
 ]
 
 
@@ -85,6 +85,36 @@ def open_frontier(
         from spitag.frontier.redis import open_redis
 
         return open_redis(url, crawl, owner, **options)
+    raise BadInputError(
+        f"unknown frontier URL {url!r}: SPITAG_FRONTIER takes sqlite:///path.db or redis://host:port/db"
+    )
+
+
+def crawl_names(url: str) -> list[str]:
+    """The crawls the frontier named by ``url`` holds (``scrapy crawls``)."""
+    scheme = urlsplit(url).scheme.lower() if url else ""
+    if scheme == "sqlite":
+        from spitag.frontier.sqlite.db import crawl_names as sqlite_names
+        from spitag.store import sqlite_path
+
+        path = sqlite_path(url, "SPITAG_FRONTIER")
+        return sqlite_names(path) if path.is_file() else []
+    if scheme in ("redis", "rediss", "unix"):
+        import redis
+
+        from spitag.frontier.redis.db import connect
+        from spitag.frontier.redis.registry import crawl_names_of
+        from spitag.urls import redact
+
+        client = connect(url)
+        try:
+            return crawl_names_of(client)
+        except (redis.RedisError, OSError) as exc:
+            from spitag.errors import BackendUnavailableError
+
+            raise BackendUnavailableError(f"frontier {redact(url)}: Redis unreachable: {redact(str(exc))}") from None
+        finally:
+            client.close()
     raise BadInputError(
         f"unknown frontier URL {url!r}: SPITAG_FRONTIER takes sqlite:///path.db or redis://host:port/db"
     )

@@ -11,6 +11,10 @@
 * ``request_stop()`` / ``stop_requested()`` / ``clear_stop()`` — ``scrapy stop``.
 * ``take_start_urls(key)`` — seeds a user pushed to a running crawl's start-URLs list
   (scrapy-redis' convention), where the backend has one.
+* ``forget()`` — delete everything the frontier holds of this crawl (``scrapy forget``):
+  its URLs, hosts, robots.txt, learning, workers and setup; other crawls are left alone.
+
+``crawl_names(url)`` in ``spitag.frontier`` lists the crawls a frontier holds.
 """
 
 from __future__ import annotations
@@ -50,3 +54,6 @@ class CrawlRegistry(ABC):
 
     def take_start_urls(self, key: str, limit: int = 100) -> list[str]:
         return []
+
+    @abstractmethod
+    def forget(self) -> None: ...

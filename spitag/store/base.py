@@ -172,6 +172,23 @@ class Store(ABC):
             (crawl, key, crawl, key),
         ))
 
+    def failed(self, crawl: str, urls: Sequence[str]) -> list[str]:
+        """Those of ``urls`` whose last answer in the crawl was none (a network error, a
+        host that did not resolve) or a server's error (5xx, 429)."""
+        found: list[str] = []
+        for chunk in _chunks(list(urls)):
+            found += [str(u) for (u,) in self.query(
+                f"SELECT url FROM url WHERE crawl = ? AND url_md5 IN ({_marks(chunk)})"
+                " AND (status IS NULL OR status >= 500 OR status = 429)",
+                (crawl, *(url_md5(u) for u in chunk)),
+            )]
+        return found
+
+    @abstractmethod
+    def forget(self, crawl: str) -> tuple[int, int]:
+        """Delete the crawl's URL rows and the links it saw, and the pages no other
+        crawl's URL holds (with their page links); ``(URLs, pages)`` deleted."""
+
     @abstractmethod
     def close(self) -> None:
         """Release the connection."""
@@ -624,6 +641,26 @@ class SQLStore(Store):
             (url_md5(url), crawl, depth, crawl),
         )
         return sorted(((s, t, int(d)) for s, t, d in rows), key=lambda e: (e[2], e[0], e[1]))
+
+    def forget(self, crawl: str) -> tuple[int, int]:
+        def run(cur: Any) -> tuple[int, int]:
+            cur.execute(self._sql(
+                "SELECT DISTINCT u.page_id FROM url u WHERE u.crawl = ? AND u.page_id IS NOT NULL"
+                " AND NOT EXISTS (SELECT 1 FROM url o WHERE o.page_id = u.page_id AND o.crawl <> ?)"),
+                (crawl, crawl))
+            alone = [int(row[0]) for row in cur.fetchall()]
+            for chunk in _chunks(alone, self.in_chunk):
+                marks = _marks(chunk)
+                cur.execute(self._sql(f"DELETE FROM link WHERE source IN ({marks}) OR target IN ({marks})"),
+                            (*chunk, *chunk))
+            cur.execute(self._sql("DELETE FROM outlink WHERE crawl = ?"), (crawl,))
+            cur.execute(self._sql("DELETE FROM url WHERE crawl = ?"), (crawl,))
+            urls = cur.rowcount
+            for chunk in _chunks(alone, self.in_chunk):
+                cur.execute(self._sql(f"DELETE FROM page WHERE id IN ({_marks(chunk)})"), tuple(chunk))
+            return urls, len(alone)
+
+        return self._transaction(run)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         def run(cur: Any) -> list[tuple]:

@@ -84,3 +84,32 @@ def test_workers_by_their_heartbeat(make, frontier_url) -> None:
     two.registry.heartbeat()
     two.close()  # a worker that closes is gone at once
     assert one.registry.others_alive() == 0
+
+
+def test_forget_deletes_one_crawl_and_leaves_the_others(make, frontier_url) -> None:
+    """``forget`` (scrapy forget): the crawl's URLs, hosts, robots.txt, learning and setup
+    go; another crawl, even one whose name starts with this one's and a colon (its Redis
+    keys share the prefix), keeps everything. ``crawl_names`` lists what is left."""
+    from spitag.frontier import crawl_names
+
+    crawls = {name: make(name, owner=f"box1:{i}:aaaa") for i, name in enumerate(["c", "c:more", "d*"])}
+    for name, f in crawls.items():
+        f.queue.push([entry("http://a.test/1"), entry("http://b.test/2")], "max")
+        f.queue.ack([e.url for e in f.queue.pop(1)])
+        f.registry.record_setup({"strategy": "bfs", "last_run": "2026-12-06T00:00:00Z"})
+        f.robots.keep("a.test", b"User-agent: *\nDisallow: /x", 3600)
+        f.learning.learn([("a.test", 2.0)])
+    assert crawl_names(frontier_url) == sorted(crawls)
+    crawls["c"].registry.forget()
+    again = make("c", owner="box1:9:bbbb")  # what a new run of crawl c finds: nothing
+    assert again.queue.counts() == type(again.queue.counts())(0, 0, 0)
+    assert again.registry.setup() == {} and again.robots.get("a.test") is None
+    assert [batch.pages for batch in again.learning.learnt(None)[1]] in ([], [[]])
+    assert again.queue.push([entry("http://a.test/1")], "max").new == 1  # its done URL is new again
+    for name in ("c:more", "d*"):
+        kept = crawls[name]
+        counts = kept.queue.counts()
+        assert (counts.queued, counts.done) == (1, 1), name
+        assert kept.registry.setup()["strategy"] == "bfs" and kept.robots.get("a.test") is not None, name
+        assert [host for batch in kept.learning.learnt(None)[1] for host, _, _ in batch.pages] == ["a.test"], name
+    assert crawl_names(frontier_url) == sorted(crawls)  # c is back: the new run opened it

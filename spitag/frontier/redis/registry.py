@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from spitag.frontier.records import Worker
 from spitag.frontier.redis.db import ALIVE_SECONDS, RedisDB, transient
@@ -57,3 +58,33 @@ class RedisRegistry(CrawlRegistry):
         """Pop seeds a user pushed to the scrapy-redis start-URLs list (``LPUSH key URL``)."""
         raw = self.db.redis.lpop(key, limit) or []
         return [r.decode("utf-8", "replace") for r in raw]
+
+    @transient
+    def forget(self) -> None:
+        """Unlink every key under the crawl's prefix, but those of crawls whose own
+        prefix starts with it (a crawl named ``<this>:<more>``)."""
+        others = [f"spitag:{name}:" for name in crawl_names_of(self.db.redis) if name != self.db.crawl]
+        nested = [o for o in others if o.startswith(self.prefix)]
+        batch: list[bytes] = []
+        for key in self.db.redis.scan_iter(match=glob_escape(self.prefix) + "*", count=1000):
+            if not any(key.decode("utf-8", "replace").startswith(o) for o in nested):
+                batch.append(key)
+            if len(batch) >= 1000:
+                self.db.redis.unlink(*batch)
+                batch = []
+        if batch:
+            self.db.redis.unlink(*batch)
+
+
+def crawl_names_of(client: Any) -> list[str]:
+    """The crawls a Redis holds: each has its ``spitag:<crawl>:cfg`` key."""
+    names = set()
+    for key in client.scan_iter(match="spitag:*:cfg", count=1000):
+        text = key.decode("utf-8", "replace")
+        names.add(text[len("spitag:"):-len(":cfg")])
+    return sorted(names)
+
+
+def glob_escape(text: str) -> str:
+    """``text`` as a literal in a Redis MATCH pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

@@ -29,6 +29,7 @@ from spitag.errors import BackendUnavailableError
 from spitag.frontier.records import DONE, QUEUED, FailureCounts, Politeness
 from spitag.ranking import HostRanking
 
+TABLES = ("frontier_url", "frontier_host", "frontier_control", "frontier_setup", "frontier_cfg", "frontier_robots")
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS frontier_url (
         crawl TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL,
@@ -204,3 +205,15 @@ def chunks(values: list[Any], size: int = CHUNK) -> Iterable[list[Any]]:
 def signed(mask: int) -> int:
     """A 64-bit mask as SQLite's signed 64-bit integer, bit for bit."""
     return mask - (1 << 64) if mask >= 1 << 63 else mask
+
+
+def crawl_names(path: Path) -> list[str]:
+    """The crawls an existing frontier file holds (set up, or with URLs)."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        rows = conn.execute("SELECT crawl FROM frontier_setup UNION SELECT DISTINCT crawl FROM frontier_url")
+        return sorted(str(name) for (name,) in rows)
+    except sqlite3.Error as exc:
+        raise BackendUnavailableError(f"frontier {path}: cannot read it: {exc}") from None
+    finally:
+        conn.close()

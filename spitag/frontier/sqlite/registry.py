@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from spitag.frontier.registry import CrawlRegistry
-from spitag.frontier.sqlite.db import SQLiteDB
+from spitag.frontier.sqlite.db import TABLES, SQLiteDB
 
 
 class SQLiteRegistry(CrawlRegistry):
@@ -37,3 +37,8 @@ class SQLiteRegistry(CrawlRegistry):
 
     def clear_stop(self) -> None:
         self.db.conn.execute("DELETE FROM frontier_control WHERE crawl = ?", (self.db.crawl,))
+
+    def forget(self) -> None:
+        with self.db.tx():
+            for table in TABLES:
+                self.db.conn.execute(f"DELETE FROM {table} WHERE crawl = ?", (self.db.crawl,))
