@@ -32,7 +32,7 @@ from spitag.items import is_page_record
 from spitag.options import Options
 from spitag.outage import Outage
 from spitag.outcomes import CANONICAL, SETTLED, STORED, end
-from spitag.store import open_store
+from spitag.store import open_store, where
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class StorePipeline:
 
     def open_spider(self, spider: Spider | None = None) -> None:
         self.store = open_store(self.options.store, self.options.store_body)
-        logger.info("storing pages in %s", redact(self.options.store))
+        logger.info("storing pages in %s", where(self.options.store))
         self.pool.start()
         # a second Ctrl-C stops the reactor at once, without close_spider: the pool's
         # threads must not keep the process alive after it

@@ -39,7 +39,7 @@ from spitag.budget import PageBudget
 from spitag.client import FrontierClient
 from spitag.leases import Leases
 from spitag.pace import Pace
-from spitag.urls import redact
+from spitag.store import where
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -81,7 +81,7 @@ class FrontierScheduler(BaseScheduler):
         frontier = self.client.open(spider)
         counts = frontier.queue.counts()
         recovered = self.crawler.stats.get_value("spitag/frontier/recovered")  # (spitag.workers, at open)
-        logger.info("frontier %s, crawl %s: %d queued, %d leased, %d done%s", redact(frontier.url),
+        logger.info("frontier %s, crawl %s: %d queued, %d leased, %d done%s", where(frontier.url, "SPITAG_FRONTIER"),
                     frontier.crawl, counts.queued, counts.leased, counts.done,
                     f" ({recovered} unfinished leases of an earlier run taken back)" if recovered else "")
         if counts.done or counts.queued:

@@ -25,6 +25,19 @@ def sqlite_path(url: str, setting: str = "SPITAG_STORE") -> Path:
     return Path(rest)
 
 
+def where(url: str, setting: str = "SPITAG_STORE") -> str:
+    """``url`` as a log line shows it: passwords hidden, a SQLite file's absolute path
+    (relative ones depend on the folder the crawl was started from)."""
+    from spitag.urls import redact
+
+    if url.startswith("sqlite:///"):
+        try:
+            return f"{url} ({sqlite_path(url, setting).resolve()})"
+        except BadInputError:
+            return url
+    return redact(url)
+
+
 def open_store(url: str, body_format: str = "plain") -> Store:
     """Open (and create the tables of) the store named by ``url``."""
     scheme = urlsplit(url).scheme.lower() if url else ""
