@@ -72,8 +72,12 @@ def jsonld_recipes(body: bytes) -> list[dict]:
 def installed_spitag(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``pip install .`` of this folder (the package ``spitag`` alone, no dependencies:
     the test's environment has them) into a folder of its own."""
+    source = tmp_path_factory.mktemp("source")  # (a build writes build/ and *.egg-info beside its source)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, source / name)
+    shutil.copytree(REPO / "spitag", source / "spitag", ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path_factory.mktemp("site-packages")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(REPO)],
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(source)],
                    check=True, stdin=subprocess.DEVNULL, timeout=600)
     return target
 

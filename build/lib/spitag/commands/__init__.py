@@ -1,1 +1,0 @@
-"""SpiTag's scrapy sub-commands (``COMMANDS_MODULE``): crawl (checked), export."""
