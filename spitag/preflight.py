@@ -19,7 +19,7 @@ from spitag.filters import UrlFilter
 from spitag.logfilters import LEVEL_NAMES, is_level
 from spitag.options import Options
 from spitag.scrapy_settings import check_scrapy_settings
-from spitag.seeds import load_seeds
+from spitag.seeds import default_crawl_id, load_seeds
 from spitag.store import sqlite_path
 from spitag.urls import Scope, redact
 
@@ -133,3 +133,26 @@ def _check_sqlite_file(setting: str, path: Path) -> None:
         raise BadInputError(f"{setting}: {path} is not a SQLite database")
     if not os.access(path, os.W_OK):
         raise BackendUnavailableError(f"{setting}: {path} is not writable")
+
+
+def check_same_strategy(options: Options, spargs: dict[str, Any]) -> None:
+    """A crawl resumed (or joined) with another strategy would mix two scales of
+    priority in one queue: refused, unless ``-a restrategy=yes`` says to go on."""
+    if str(spargs.get("restrategy", "")).strip().lower() in ("yes", "true", "1"):
+        return
+    from spitag.frontier import crawl_names, open_frontier
+
+    crawl = (spargs.get("crawl") or "").strip() or default_crawl_id(load_seeds(spargs.get("seeds")))
+    if crawl not in crawl_names(options.frontier):
+        return
+    frontier = open_frontier(options.frontier, crawl)
+    try:
+        before = frontier.registry.setup().get("strategy")
+    finally:
+        frontier.close()
+    if before and before != options.strategy:
+        raise BadInputError(
+            f"crawl {crawl!r} was crawled with SPITAG_STRATEGY={before}, this run asks for {options.strategy}: "
+            f"their priorities would mix in one queue. Run with -s SPITAG_STRATEGY={before}, start the crawl over "
+            f"(scrapy forget -a crawl={crawl}), or go on with {options.strategy} anyway (-a restrategy=yes)"
+        )

@@ -7,10 +7,11 @@ starts, with a message that names it (and its line in a seed file).
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from spitag.errors import BadInputError
-from spitag.urls import BadURLError, normalize_url, redact
+from spitag.urls import BadURLError, host_of, normalize_url, redact
 
 
 def raw_seeds(value: str | None) -> list[str]:
@@ -70,3 +71,9 @@ def _read_seed_file(path: Path):
         if stripped.startswith("#"):
             continue
         yield number, stripped.split(" #", 1)[0]
+
+
+def default_crawl_id(seeds: list[str]) -> str:
+    """A stable name for a crawl from its seeds: first seed's host + digest of them all."""
+    digest = hashlib.md5("\n".join(sorted(seeds)).encode(), usedforsecurity=False).hexdigest()
+    return f"{host_of(seeds[0])}-{digest[:8]}"

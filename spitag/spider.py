@@ -10,7 +10,6 @@ than followed silently by Scrapy's middlewares, so that each URL keeps its own r
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
@@ -33,7 +32,7 @@ from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
 from spitag.record import failure_item, profile_job, response_item
 from spitag.retry import RetryLater
 from spitag.scoring import Parent, semantic_score, strategy_from_options
-from spitag.seeds import load_seeds, raw_seeds
+from spitag.seeds import default_crawl_id, load_seeds, raw_seeds
 from spitag.sitemaps import robots_sitemaps, sitemap_locations
 from spitag.urls import Scope, cached_normalizer, host_of
 
@@ -46,12 +45,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ROBOTS_FORBIDDEN = "Forbidden by robots.txt"  # RobotsTxtMiddleware's IgnoreRequest message
-
-
-def default_crawl_id(seeds: list[str]) -> str:
-    """A stable name for a crawl from its seeds: first seed's host + digest of them all."""
-    digest = hashlib.md5("\n".join(sorted(seeds)).encode(), usedforsecurity=False).hexdigest()
-    return f"{host_of(seeds[0])}-{digest[:8]}"
 
 
 class SpitagSpider(scrapy.Spider):

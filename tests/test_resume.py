@@ -208,17 +208,23 @@ def test_resumed_strategy_starts_from_what_the_crawl_learnt(tmp_path: Path) -> N
         server.add_site("rich.test", rich)
         server.add_site("poor.test", poor)
 
-        def run(seeds: str, name: str, *extra: str) -> list[dict]:
+        def run(seeds: str, name: str, *extra: str, code: int = 0) -> list[dict]:
             cmd = crawl_command(tmp_path, f"{name}.jsonl") + list(extra)
             cmd[cmd.index(f"seeds=http://{HOST}/")] = f"seeds={seeds}"
             cmd[cmd.index("crawl=resume")] = "crawl=learnt"
             proc = start(cmd, server, tmp_path / f"{name}.log")
-            assert proc.wait(120) == 0
-            return [json.loads(line) for line in (tmp_path / f"{name}.jsonl").open()]
+            assert proc.wait(120) == code, (tmp_path / f"{name}.log").read_text()[-3000:]
+            out = tmp_path / f"{name}.jsonl"
+            return [json.loads(line) for line in out.open()] if out.exists() else []
 
         first = run("http://rich.test/", "run1")
         second = run("http://rich.test/,http://poor.test/", "run2")
-        run("http://rich.test/,http://poor.test/", "run3", "-s", "SPITAG_STRATEGY=bfs")
+        # another strategy: refused before anything starts, unless the user says to go on
+        assert run("http://rich.test/,http://poor.test/", "refused", "-s", "SPITAG_STRATEGY=bfs", code=2) == []
+        refusal = (tmp_path / "refused.log").read_text()
+        assert "spitag: error: crawl 'learnt' was crawled with SPITAG_STRATEGY=spitag, this run asks for bfs" in refusal
+        assert "-a restrategy=yes" in refusal
+        run("http://rich.test/,http://poor.test/", "run3", "-s", "SPITAG_STRATEGY=bfs", "-a", "restrategy=yes")
     scores = {item["url"]: item["score"] for item in first}
     assert sorted(scores) == ["http://rich.test/", "http://rich.test/1", "http://rich.test/2"]
     extra = next(item for item in second if item["url"] == "http://rich.test/extra")

@@ -15,7 +15,7 @@ from scrapy.spiderloader import get_spider_loader
 from spitag import __version__, parts
 from spitag.commands._common import report_error
 from spitag.errors import BackendUnavailableError, BadInputError
-from spitag.preflight import check_backends, check_input
+from spitag.preflight import check_backends, check_input, check_same_strategy
 
 if TYPE_CHECKING:
     import argparse
@@ -43,7 +43,9 @@ def preflight(settings: BaseSettings, name: str, spargs: dict[str, str]) -> None
     settings.set("BOT_NAME", f"{settings.get('BOT_NAME')}, SpiTag {__version__}", priority="cmdline")
     try:
         settings = parts.as_crawled(settings, spidercls)  # SpiTag's parts and the spider's own
-        check_backends(check_input(settings, spargs))
+        options = check_input(settings, spargs)
+        check_backends(options)
+        check_same_strategy(options, spargs)
     except (BadInputError, BackendUnavailableError) as exc:
         sys.exit(report_error(exc))
 
