@@ -51,6 +51,9 @@ def test_crawls_are_listed_forgotten_and_started_over(webserver: WebServer, tmp_
         "two": (2, 0, 2, ["http://two.test/"], 1, "spitag"),
     }
     assert all(c["last_run"].endswith("Z") for c in crawls.values())
+    with sqlite3.connect(tmp_path / "c-frontier.db") as conn:  # the states by name, for SQL readers
+        assert conn.execute("SELECT crawl, state, COUNT(*) FROM frontier_urls GROUP BY 1, 2").fetchall() == [
+            ("one", "done", 3), ("two", "done", 2)]
     text = command(tmp_path, "frontier")  # no name: the crawls there are
     assert text.returncode == 0, text.stderr
     assert [line.split()[0] for line in text.stdout.splitlines()[1:3]] == ["one", "two"]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from spitag.errors import BackendUnavailableError
-from spitag.frontier.records import DONE, QUEUED, FailureCounts, Politeness
+from spitag.frontier.records import DONE, LEASED, QUEUED, FailureCounts, Politeness
 from spitag.ranking import HostRanking
 
 TABLES = ("frontier_url", "frontier_host", "frontier_control", "frontier_setup", "frontier_cfg", "frontier_robots")
@@ -58,6 +58,10 @@ SCHEMA = [
         PRIMARY KEY (crawl, netloc))""",
     "CREATE INDEX IF NOT EXISTS frontier_host_rank ON frontier_host (crawl, rank) WHERE best IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS frontier_host_ready ON frontier_host (crawl, next_allowed) WHERE best IS NOT NULL",
+    # for people reading the file with SQL: the URLs with their state by name
+    f"""CREATE VIEW IF NOT EXISTS frontier_urls AS SELECT crawl, url, host,
+        CASE state WHEN {QUEUED} THEN 'queued' WHEN {LEASED} THEN 'leased' WHEN {DONE} THEN 'done' END AS state,
+        priority, depth, reason, tries, owner, lease_until FROM frontier_url""",
 ]
 # Columns an earlier SpiTag's file lacks: table → (column, definition)
 ADDED_COLUMNS = {
