@@ -698,12 +698,12 @@ def redis_benchmark(requests: int) -> dict[str, Any]:
             "SET": ["-n", str(requests), "-r", "100000", "SET", "k:__rand_int__", "v"],
             "EVALSHA zadd+hset": ["-n", str(requests), "-r", "1000000", "EVALSHA", small, "2", "z:__rand_int__",
                                   "h:__rand_int__", "0.5", "s/news/2024/05/some-article-slug-__rand_int__.html", "3|12.0|"],
-            "EVALSHA push 1 URL": ["-n", str(requests), "-r", "2000", "EVALSHA", push, "0", "spitag:rb:", "sum",
+            "EVALSHA push 1 URL": ["-n", str(requests), "-r", "2000", "EVALSHA", push, "0", "spitag:rb:", "sum", "-1",
                                    "www.host__rand_int__.com", "s/news/2024/05/some-article-slug-__rand_int__.html",
                                    "0.5454", "3", "12", "www.host__rand_int__.com",
                                    "s/news/2024/05/the-parent-article-slug-1.html", ""],
             "EVALSHA pop 16": ["-n", str(max(requests // 20, 1000)), "EVALSHA", pop, "0", "spitag:rb:", "16", "60",
-                               "bench-owner", "0", "16", "256", "0"],
+                               "bench-owner", "0", "16", "256", "0", "-1"],
         }
         for name, extra in tests.items():
             proc = subprocess.run(base + extra, capture_output=True, text=True, timeout=300)

@@ -1,15 +1,14 @@
 """The page budget (``SPITAG_PAGE_BUDGET``, Nutch's -topN): pages a crawl may fetch in
-all its runs together. A run starts with what is left of it (the budget less the URLs
-done or leased), pops no more, and gives back a page whose download failed and will be
-tried again (a page counts once)."""
+all its runs and by all its workers together. The frontier holds it (its ``pop`` takes
+no URL past the budget, counting every worker's done and leased URLs: ``Limits``);
+this worker's view of what is left (the budget less the crawl's URLs done or leased,
+read before each pop) says when to stop asking, and a page whose download failed and
+will be tried again counts once."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
-
-from spitag.outcomes import RETRY_LATER, PageEnd
-from spitag.signals import page_ended
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -24,14 +23,17 @@ class PageBudget:
         self.stats = crawler.stats
         self.budget = budget
         self.left: int | None = None
-        if budget is not None:
-            crawler.signals.connect(self.ended, signal=page_ended)
 
     def start(self, counts: Counts) -> None:
         if self.budget is None:
             return
-        self.left = max(self.budget - counts.done - counts.leased, 0)
-        logger.info("page budget %d: %d left for this run", self.budget, self.left)
+        self.see(counts)
+        logger.info("page budget %d: %d left for the crawl", self.budget, self.left)
+
+    def see(self, counts: Counts | None) -> None:
+        """What is left of the budget, as the crawl's counts say (every worker's)."""
+        if self.budget is not None and counts is not None:
+            self.left = max(self.budget - counts.done - counts.leased, 0)
 
     def allow(self, wanted: int) -> int:
         """How many of ``wanted`` pages may be popped now."""
@@ -49,10 +51,6 @@ class PageBudget:
     @property
     def spent(self) -> bool:
         return self.left is not None and self.left <= 0
-
-    def ended(self, end: PageEnd) -> None:
-        if end.kind == RETRY_LATER and self.left is not None:
-            self.left += len(end.urls)  # (its next try takes it again)
 
     def __repr__(self) -> str:
         return f"PageBudget({self.budget}, left={self.left})"

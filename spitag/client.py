@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from spitag import compat
 from spitag.aio import every
 from spitag.errors import FrontierUnavailableError
-from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.frontier import Entry, Limits, Politeness, open_frontier
 from spitag.machine import this_machine
 from spitag.options import Options
 from spitag.outage import Outage
@@ -82,6 +82,7 @@ class FrontierClient:
             ranking=strategy.ranking,
             machine=this_machine(options.machine),
             probe=options.host_probe and strategy.ranking.learns,
+            limits=Limits(pages=options.page_budget, per_host=options.max_pages_per_host),
         )
         if self.crawler.settings.get("JOBDIR"):
             logger.warning("JOBDIR is not used by a frontier crawl: the frontier %s keeps the crawl's state,"
@@ -140,6 +141,8 @@ class FrontierClient:
                     stats.inc_value("spitag/frontier/new", result.new)
                     stats.inc_value("spitag/frontier/raised", result.raised)
                     stats.inc_value("spitag/frontier/seen_done", result.ignored)
+                    if result.over:
+                        stats.inc_value("spitag/frontier/over_host_limit", result.over)
                 del self.pushes[: len(batch)]  # pushes are idempotent: a replay is harmless
             while self.acks:
                 urls = self.acks[:BATCH]

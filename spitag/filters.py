@@ -18,7 +18,6 @@ Rules, in the order they are applied (the first that rejects gives the reason):
 * ``regex`` — ``SPITAG_REGEX_RULES``, Nutch's regex-urlfilter: ``+pattern`` accepts,
   ``-pattern`` rejects, the first matching line wins, a URL no line matches is rejected;
 * ``depth`` — deeper than ``SPITAG_MAX_DEPTH``;
-* ``host_limit`` — more than ``SPITAG_MAX_PAGES_PER_HOST`` URLs of one host scheduled;
 * ``trap_repeat`` / ``trap_chain`` — the trap guard (see ``TrapGuard``).
 
 Rule values are lists, comma-separated strings or ``@path`` of a file (one rule per
@@ -179,7 +178,6 @@ class UrlFilter:
         prefixes: list[str] = (),
         regex_rules: list[str] = (),
         max_depth: int | None = None,
-        max_pages_per_host: int | None = None,
         traps: TrapGuard | None = None,
     ) -> None:
         self.scope = scope
@@ -191,8 +189,6 @@ class UrlFilter:
         self.prefixes = tuple(prefixes)
         self.regex = [compile_rule(rule) for rule in regex_rules]
         self.max_depth = max_depth
-        self.max_pages_per_host = max_pages_per_host
-        self.per_host: dict[str, set[int]] = {}
         self.traps = traps or TrapGuard()
 
     @classmethod
@@ -207,7 +203,6 @@ class UrlFilter:
             prefixes=options.prefix_rules,
             regex_rules=options.regex_rules,
             max_depth=options.max_depth,
-            max_pages_per_host=options.max_pages_per_host,
             traps=TrapGuard(max_repeats=options.trap_max_repeats, max_chain=options.trap_max_chain),
         )
 
@@ -244,11 +239,4 @@ class UrlFilter:
         trap = self.traps.reason(url, depth)
         if trap:
             return trap
-        if self.max_pages_per_host is not None:
-            seen = self.per_host.setdefault(host, set())
-            key = hash(url)
-            if key not in seen:
-                if len(seen) >= self.max_pages_per_host:
-                    return "host_limit"
-                seen.add(key)
         return None

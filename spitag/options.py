@@ -254,8 +254,8 @@ _declare(
      "links to paths with these extensions are not followed: `default` (Scrapy's `IGNORED_EXTENSIONS`), "
      "a list (`pdf, zip`, `@file`; may name `default`), or `none`"),
     ("MAX_DEPTH", "", integer(0, empty=_depth_limit), "deepest layer followed (seeds are 0); empty: `DEPTH_LIMIT`, or none"),
-    ("MAX_PAGES_PER_HOST", "", integer(0, empty=None), "URLs of one host scheduled at most; empty: no limit"),
-    ("PAGE_BUDGET", "", integer(0, empty=None), "pages a crawl may fetch in all its runs together (Nutch's -topN); empty: no limit"),
+    ("MAX_PAGES_PER_HOST", "", integer(0, empty=None), "URLs of one host the crawl takes at most (its seed included, every worker and run together); empty: no limit"),
+    ("PAGE_BUDGET", "", integer(0, empty=None), "pages a crawl may fetch in all its runs and by all its workers together (Nutch's -topN); empty: no limit"),
     ("MAX_PAGE_SIZE", 10485760, integer(1024), "bodies longer are profiled on their first bytes and flagged `truncated`"),
     ("MAX_LINKS_PER_PAGE", 1000, integer(1), "links taken from one page"),
     ("MAX_URL_LENGTH", 2048, integer(16), "longer URLs are not followed"),

@@ -135,6 +135,8 @@ class FrontierScheduler(BaseScheduler):
         return self.spider.frontier_request(self.ready.popleft())
 
     def _pop(self) -> bool:
+        if self.budget.budget is not None:
+            self.budget.see(self.client.counts())  # other workers spend it too
         want = self.budget.allow(self.pop_batch)
         room, limit = self.pace.room()
         # pops wait for room for half the limit: one pop per page would cost a frontier
@@ -161,7 +163,10 @@ class FrontierScheduler(BaseScheduler):
         if self.ready or self.retries or self.foreign or self.client.unwritten:
             return True
         if self.budget.spent:
-            return False  # the budget is spent: what is still queued waits for a bigger one
+            # what is still queued waits for a bigger budget; a leased URL (a download
+            # waiting for another try, another worker's page) may still come back
+            counts = self.client.counts()
+            return counts is None or counts.leased > 0
         if self.client.frontier is None or not self.own_seen:
             return False
         return bool(self.client.call(self.client.queue.has_work, default=True))  # in an outage: wait

@@ -225,6 +225,31 @@ def test_workers_together_hold_the_per_host_limit(redis_url: str, tmp_path: Path
     assert sum(int(stats[n].get("spitag/politeness/shared_host_waits", 0)) for n in "ab") > 0
 
 
+def test_the_page_budget_and_the_per_host_limit_hold_for_both_workers(redis_url: str, tmp_path: Path) -> None:
+    """``SPITAG_PAGE_BUDGET`` and ``SPITAG_MAX_PAGES_PER_HOST`` count every worker's
+    pages: two workers started together fetch the budget between them, over by at most
+    the requests in flight when it was reached (they are taken from the frontier within
+    it, so here: not at all), and no host gives more URLs than its limit."""
+    budget, per_host = 60, 25
+    with WebServer() as server:
+        sites = {f"s{i}.test": HeldSite(tree_site(200, fanout=5)) for i in range(4)}
+        for host, site in sites.items():
+            server.add_site(host, site)
+        seeds = ",".join(f"http://{host}/" for host in sites)
+        args = ("-s", f"SPITAG_PAGE_BUDGET={budget}", "-s", f"SPITAG_MAX_PAGES_PER_HOST={per_host}")
+        procs = [worker(tmp_path, n, redis_url, server, seeds, *args, crawl="limits") for n in "ab"]
+        until(logged(tmp_path, UP, "a", "b"), *procs)
+        for site in sites.values():
+            site.open()
+        assert [p.wait(120) for p in procs] == [0, 0]
+        fetched = {host: pages_fetched(server, host) for host in sites}
+    pages = sum(sum(c.values()) for c in fetched.values())
+    assert pages == budget, {h: sum(c.values()) for h, c in fetched.items()}  # both workers' together
+    assert max(sum(c.values()) for c in fetched.values()) <= per_host
+    assert all(max(c.values()) == 1 for c in fetched.values() if c)
+    assert len(stored(tmp_path, "a", "b")) == budget
+
+
 def test_a_pause_one_worker_was_asked_for_holds_for_both(redis_url: str, tmp_path: Path) -> None:
     """429 with ``Retry-After: 3`` to one of two workers: neither sends the host anything
     for 3 s (the frontier gives no URL of it, and no place to a request the other worker

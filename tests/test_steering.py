@@ -178,7 +178,7 @@ def test_depth_and_host_limits(tmp_path: Path) -> None:
     # every link of layer 2 is one too deep: 16 pages × (4 children + the home link)
     assert int(parse_stats(run.stderr)["spitag/filtered/depth"]) == 16 * 5
     assert set(deep) == {"/"} | {f"/p/{i}.html" for i in range(1, 21)}  # layers 0, 1, 2
-    assert len(wide) == 11  # the seed, then 10 more scheduled
+    assert len(wide) == 10  # the seed and 9 more: 10 URLs of the host in the frontier
 
 
 def test_page_budget_survives_resumes(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from spitag.frontier.gate import HostGate
 from spitag.frontier.learning import LearningLog
 from spitag.frontier.owners import new_owner
 from spitag.frontier.queue import UrlQueue
-from spitag.frontier.records import Counts, Entry, HostState, Learnt, Politeness, PushResult, Retry, Worker
+from spitag.frontier.records import Counts, Entry, HostState, Learnt, Limits, Politeness, PushResult, Retry, Worker
 from spitag.frontier.registry import CrawlRegistry
 from spitag.frontier.robots import RobotsCache
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from spitag.ranking import HostRanking
 
 __all__ = [
-    "Counts", "CrawlRegistry", "Entry", "Frontier", "HostGate", "HostState", "LearningLog", "Learnt",
+    "Counts", "CrawlRegistry", "Entry", "Frontier", "HostGate", "HostState", "LearningLog", "Learnt", "Limits",
     "Politeness", "PushResult", "Retry", "RobotsCache", "UrlQueue", "Worker", "crawl_names", "open_frontier",
 ]
 
@@ -63,16 +63,18 @@ def open_frontier(
     ranking: HostRanking | None = None,
     machine: str | None = None,
     probe: bool = False,
+    limits: Limits | None = None,
 ) -> Frontier:
     """Open one crawl's frontier in the backend named by ``url``. ``ranking`` is the
     crawl's host ranking, kept with the crawl for every worker; None (a command that
     only reads or injects) leaves the one kept as it is. ``probe``: see ``UrlQueue``.
-    ``machine``: whose CPUs this worker shares (``spitag.machine``)."""
+    ``machine``: whose CPUs this worker shares (``spitag.machine``). ``limits``: the
+    crawl's page budget and per-host limit, held for every worker (``Limits``)."""
     if not 0 < lease_seconds <= 3600:
         raise ValueError("lease_seconds must be in (0, 3600]")
     options: dict[str, Any] = dict(
         lease_seconds=lease_seconds, politeness=politeness or Politeness(), ranking=ranking,
-        machine=machine, probe=probe,
+        machine=machine, probe=probe, limits=limits or Limits(),
     )
     owner = owner or new_owner()
     scheme = urlsplit(url).scheme.lower() if url else ""

@@ -106,6 +106,7 @@ class PushResult:
     new: int = 0
     raised: int = 0  # waiting URLs whose priority the push raised
     ignored: int = 0  # leased or done already
+    over: int = 0  # new, but their host has as many URLs as the crawl's per-host limit
     hosts: set[str] = field(default_factory=set)
 
 
@@ -133,6 +134,17 @@ class HostFailure(NamedTuple):
     count: int  # the host's failures in a row, this one included; 0: it was down already
     down: float  # seconds it is set down for from now (0: not down)
     again: bool  # set down at its first failure: down before, and no answer since
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the whole crawl may take, every worker and run together: ``pages`` URLs done
+    or leased at most (``SPITAG_PAGE_BUDGET``: ``pop`` takes no more), ``per_host`` URLs
+    of one host at most (``SPITAG_MAX_PAGES_PER_HOST``: ``push`` refuses the next ones).
+    None: no limit."""
+
+    pages: int | None = None
+    per_host: int | None = None
 
 
 @dataclass(frozen=True)

@@ -531,3 +531,39 @@ def test_large_hosts_keep_order_reasons_and_counts(make) -> None:
     assert f.queue.revive([entry(u, 1.0) for u in urls[:100]]) == 100
     assert f.queue.counts().done == len(urls) - 100 and f.queue.counts().queued == 100
     assert len({e.url for e in f.queue.pop(200)} - set(urls[:100])) == 0
+
+
+def test_the_page_budget_holds_for_every_worker_together(make) -> None:
+    """``Limits.pages``: URLs done or leased by any worker count; a pop takes no more, and
+    a URL handed back (released, or reaped) frees its place."""
+    from spitag.frontier import Limits
+
+    a = make(owner="box1:1:aaaa", limits=Limits(pages=5))
+    b = make(owner="box1:2:bbbb", limits=Limits(pages=5))
+    a.queue.push([entry(f"http://h{i}.test/p") for i in range(10)], "max")
+    first = a.queue.pop(3)
+    assert len(first) == 3
+    a.queue.ack([first[0].url])  # done counts as leased did
+    assert len(b.queue.pop(10)) == 2  # 3 of a's, 2 of b's: 5
+    assert a.queue.pop(10) == [] and b.queue.pop(10) == []
+    a.queue.release([first[1].url])  # handed back: its place is free again
+    assert len(b.queue.pop(10)) == 1
+    assert a.queue.counts().leased + a.queue.counts().done == 5
+
+
+def test_the_per_host_limit_holds_for_every_worker_together(make) -> None:
+    """``Limits.per_host``: a host's URLs in the frontier, any state, pushed by any
+    worker; the next new ones are refused (``PushResult.over``), a known one is not."""
+    from spitag.frontier import Limits
+
+    a = make(owner="box1:1:aaaa", limits=Limits(per_host=3))
+    b = make(owner="box1:2:bbbb", limits=Limits(per_host=3))
+    first = a.queue.push([entry("http://h.test/1"), entry("http://h.test/2"), entry("http://o.test/1", 10.0)], "max")
+    assert (first.new, first.over) == (3, 0)
+    done = a.queue.pop(1)
+    assert [e.url for e in done] == ["http://o.test/1"]
+    a.queue.ack([e.url for e in done])
+    second = b.queue.push([entry("http://h.test/3"), entry("http://h.test/4"), entry("http://h.test/2", 5.0)], "sum")
+    assert (second.new, second.over, second.raised) == (1, 1, 1)  # 3 taken, 4 refused, 2 raised
+    assert sorted(h.host for h in a.queue.hosts() if h.queued + h.leased + h.done == 3) == ["h.test"]
+    assert b.queue.push([entry("http://o.test/2")], "max").new == 1  # other hosts are not held up

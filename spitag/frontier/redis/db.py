@@ -108,7 +108,7 @@ from urllib.parse import urlsplit
 import redis
 
 from spitag.errors import BackendUnavailableError, BadInputError, FrontierUnavailableError
-from spitag.frontier.records import Entry, Politeness
+from spitag.frontier.records import Entry, Limits, Politeness
 from spitag.frontier.redis.scripts import source
 from spitag.ranking import HostRanking
 from spitag.urls import redact
@@ -122,7 +122,7 @@ class RedisDB:
     """The connection, the crawl's key prefix and what the five contracts share."""
 
     def __init__(self, url: str, crawl: str, owner: str, *, lease_seconds: float, politeness: Politeness,
-                 ranking: HostRanking | None, machine: str | None, probe: bool) -> None:
+                 ranking: HostRanking | None, machine: str | None, probe: bool, limits: Limits) -> None:
         from spitag.frontier.owners import host_of
 
         self.url = url
@@ -131,6 +131,7 @@ class RedisDB:
         self.lease_seconds = lease_seconds
         self.politeness = politeness
         self.probe = probe
+        self.limits = limits
         self.machine = machine or host_of(owner)  # whose CPUs this owner shares
         self.prefix = f"spitag:{crawl}:"
         self.redis = connect(url)

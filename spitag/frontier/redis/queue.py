@@ -24,13 +24,13 @@ class RedisQueue(UrlQueue):
     @transient
     def push(self, entries_: Sequence[Entry], combine: str) -> PushResult:
         result = PushResult()
-        args: list[Any] = [combine]
+        args: list[Any] = [combine, self.db.limits.per_host if self.db.limits.per_host is not None else -1]
         for e in entries_:
             one = entry_args(e)
             args += one
             result.hosts.add(one[0])
         if entries_:
-            result.new, result.raised, result.ignored = self.db.run("push", *args)
+            result.new, result.raised, result.ignored, result.over = self.db.run("push", *args)
         return result
 
     @transient
@@ -43,9 +43,10 @@ class RedisQueue(UrlQueue):
     @transient
     def pop(self, n: int, busy: Mapping[str, int] | None = None) -> list[Entry]:
         politeness = self.db.politeness
+        budget = self.db.limits.pages
         flat = self.db.run(
             "pop", n, self.lease_seconds, self.owner, politeness.delay, politeness.per_host, self.SCAN_HOSTS,
-            int(self.db.probe), *(v for item in (busy or {}).items() for v in item),
+            int(self.db.probe), -1 if budget is None else budget, *(v for item in (busy or {}).items() for v in item),
         )
         return entries(flat)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from spitag.errors import BackendUnavailableError
-from spitag.frontier.records import DONE, LEASED, QUEUED, FailureCounts, Politeness
+from spitag.frontier.records import DONE, LEASED, QUEUED, FailureCounts, Limits, Politeness
 from spitag.ranking import HostRanking
 
 TABLES = ("frontier_url", "frontier_host", "frontier_control", "frontier_setup", "frontier_cfg", "frontier_robots")
@@ -79,7 +79,8 @@ class SQLiteDB:
     """The connection and what the five contracts share of one crawl."""
 
     def __init__(self, url: str, path: Path, crawl: str, owner: str, *, lease_seconds: float,
-                 politeness: Politeness, ranking: HostRanking | None, machine: str | None, probe: bool) -> None:
+                 politeness: Politeness, ranking: HostRanking | None, machine: str | None, probe: bool,
+                 limits: Limits) -> None:
         if not path.parent.is_dir():
             raise BackendUnavailableError(f"frontier {url}: folder {path.parent} does not exist")
         self.url = url
@@ -88,6 +89,7 @@ class SQLiteDB:
         self.lease_seconds = lease_seconds
         self.politeness = politeness
         self.probe = probe
+        self.limits = limits
         try:
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
             self.conn.execute("PRAGMA journal_mode=WAL")

@@ -55,10 +55,16 @@ class SQLiteQueue(UrlQueue):
         now = time.time()
         with self.db.tx():
             known = self.db.states(list(merged))
+            cap = self.db.limits.per_host
+            held = self._urls_of_hosts({e.host for u, e in merged.items() if u not in known}) if cap else {}
             inserts, updates = [], []
             for url, e in merged.items():
                 state = known.get(url)
                 if state is None:
+                    if cap is not None and held.get(e.host, 0) >= cap:
+                        result.over += 1
+                        continue
+                    held[e.host] = held.get(e.host, 0) + 1
                     inserts.append((self.crawl, url, e.host, QUEUED, e.priority, e.depth, e.about_json(), now))
                     result.new += 1
                 elif state[0] == QUEUED:
@@ -121,12 +127,30 @@ class SQLiteQueue(UrlQueue):
             self.db.refresh_hosts(touched)
         return revived
 
+    def _urls_of_hosts(self, hosts: set[str]) -> dict[str, int]:
+        """How many URLs (any state) the crawl has of each of ``hosts``."""
+        held: dict[str, int] = {}
+        for chunk in chunks(sorted(hosts)):
+            held.update(self.conn.execute(
+                f"SELECT host, COUNT(*) FROM frontier_url WHERE crawl = ? AND host IN ({', '.join('?' * len(chunk))})"
+                " GROUP BY host", (self.crawl, *chunk)).fetchall())
+        return held
+
     def pop(self, n: int, busy: Mapping[str, int] | None = None) -> list[Entry]:
         now = time.time()
         politeness = self.db.politeness
         busy = busy or {}
         popped: list[Entry] = []
         with self.db.tx():
+            budget = self.db.limits.pages
+            if budget is not None:  # done or leased, by every worker and run
+                (taken,) = self.conn.execute(
+                    "SELECT COUNT(*) FROM frontier_url WHERE crawl = ? AND state IN (?, ?)",
+                    (self.crawl, LEASED, DONE),
+                ).fetchone()
+                n = min(n, max(budget - taken, 0))
+                if n <= 0:
+                    return popped
             hosts = self.conn.execute(
                 "SELECT host, delay, pages FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
                 " AND next_allowed <= ? ORDER BY rank DESC LIMIT ?",

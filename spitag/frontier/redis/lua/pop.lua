@@ -1,12 +1,19 @@
 -- ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, scan, probe (1/0),
--- then (host, busy) pairs: the caller's requests per host on their way to a download.
+-- budget (URLs of the crawl done or leased at most; -1: none), then (host, busy)
+-- pairs: the caller's requests per host on their way to a download.
 --! uses: common rank fn_host
 local n, lease, owner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local default_delay, per_host = tonumber(ARGV[5]), tonumber(ARGV[6])
 local scan = tonumber(ARGV[7])
 local probe = ARGV[8] == '1'
+local budget = tonumber(ARGV[9])
 local busy = {}
-for i = 9, #ARGV - 1, 2 do busy[ARGV[i]] = tonumber(ARGV[i + 1]) end
+for i = 10, #ARGV - 1, 2 do busy[ARGV[i]] = tonumber(ARGV[i + 1]) end
+if budget >= 0 then  -- the crawl's, every worker's pops together
+  local taken = tonumber(redis.call('HGET', p .. 'n', 'l') or '0') + tonumber(redis.call('HGET', p .. 'n', 'd') or '0')
+  n = math.min(n, math.max(budget - taken, 0))
+  if n <= 0 then return {} end
+end
 local t = now()
 local out = {}
 local taken = 0

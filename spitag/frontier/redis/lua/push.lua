@@ -1,11 +1,13 @@
--- ARGV: prefix, combine, then 8-tuples: host, member, priority, depth,
--- parent score, parent host, parent member, side JSON.
+-- ARGV: prefix, combine, per-host limit (URLs of one host at most, any state; -1:
+-- none), then 8-tuples: host, member, priority, depth, parent score, parent host,
+-- parent member, side JSON.
 --! uses: common rank fn_host
 local combine = ARGV[2]
-local new, raised, ignored = 0, 0, 0
+local cap = tonumber(ARGV[3])
+local new, raised, ignored, over = 0, 0, 0, 0
 local touched = {}
 local nonce = nil  -- this push's number (n -> r), drawn at its first sum: rounding offsets
-for i = 3, #ARGV, 8 do
+for i = 4, #ARGV, 8 do
   local host, member, prio = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   local f = fp(member)
   local at = where(host, f)
@@ -43,6 +45,8 @@ for i = 3, #ARGV, 8 do
     end
   elseif redis.call('HEXISTS', p .. 'h:' .. at, f) == 1 then
     ignored = ignored + 1
+  elseif cap >= 0 and tonumber(redis.call('HGET', p .. 'hc', host) or '0') >= cap then
+    over = over + 1
   else
     insert(host, member, f, enc(prio), ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], ARGV[i + 7])
     new = new + 1
@@ -51,4 +55,4 @@ for i = 3, #ARGV, 8 do
 end
 for host, _ in pairs(touched) do refresh(host) end
 if new > 0 then redis.call('HINCRBY', p .. 'n', 'q', new) end
-return {new, raised, ignored}
+return {new, raised, ignored, over}
