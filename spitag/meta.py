@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 ENTRY = "spitag_entry"  # the frontier entry the request was built from
 COMBINE = "spitag_combine"  # "max" or "sum": how its push combines, when not the strategy's way
 BYTES = "spitag_bytes"  # body bytes received so far (SPITAG_MAX_PAGE_SIZE)
+HEADERS_ONLY = "spitag_headers_only"  # not HTML: stopped at its headers (spitag.record)
 ITEM_OUT = "spitag_item_out"  # the page's item, or its failure record, was yielded (spitag.outcomes)
 HOST_SLOT = "spitag_host_slot"  # the host whose download place the request holds (spitag.politeness)
 HOST_PLACE = "spitag_host_place"  # the token of its place among every worker's (spitag.politeness)

@@ -29,6 +29,16 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+VAGUE_TYPES = ("", "application/octet-stream", "text/plain")  # may be HTML: Scrapy sniffs the body
+SITEMAP_TYPES = ("application/xml", "text/xml", "application/gzip", "application/x-gzip")
+
+
+def worth_its_body(content_type: str, sitemaps: bool) -> bool:
+    """Whether a download of this ``Content-Type`` (no parameters) may hold what the
+    crawl reads: HTML, a type that may be HTML, or a sitemap when the crawl reads them.
+    Any other body (an archive, an image, a PDF) is not downloaded: its headers say
+    enough for its URL row."""
+    return content_type in HTML_TYPES or content_type in VAGUE_TYPES or (sitemaps and content_type in SITEMAP_TYPES)
 
 
 def now_iso() -> str:
@@ -123,6 +133,13 @@ def response_item(
     item = base_item(response.request, crawl, strategy)
     body = response.body
     content_type = content_type_of(response)
+    if response.meta.get(meta.HEADERS_ONLY):  # not HTML: its headers, no body, so no page
+        length = response.headers.get(b"Content-Length")
+        item.update(status=response.status, content_type=content_type or None,
+                    size=int(length) if length and length.isdigit() else None)
+        if 300 <= response.status < 400 and b"Location" in response.headers:
+            item["redirect_to"] = normalize(response.urljoin(response.headers[b"Location"].decode("latin-1")))
+        return item, None
     item.update(
         status=response.status,
         content_type=content_type or None,

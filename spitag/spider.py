@@ -29,7 +29,7 @@ from spitag.options import Options
 from spitag.outcomes import SET_ASIDE, SETTLED, end
 from spitag.politeness import HostDown
 from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
-from spitag.record import failure_item, profile_job, response_item
+from spitag.record import failure_item, profile_job, response_item, worth_its_body
 from spitag.retry import RetryLater
 from spitag.scoring import Parent, semantic_score, strategy_from_options
 from spitag.seeds import default_crawl_id, load_seeds, raw_seeds
@@ -78,6 +78,7 @@ class SpitagSpider(scrapy.Spider):
         spider.normalize = cached_normalizer(spider.drop_params)
         logfilters.install()
         crawler.signals.connect(spider._bytes_received, signal=signals.bytes_received)
+        crawler.signals.connect(spider._headers_received, signal=signals.headers_received)
         spider.recrawl = RecrawlPolicy.from_options(options)
         spider.use_sitemaps = options.sitemaps
         spider.pool = None
@@ -214,6 +215,19 @@ class SpitagSpider(scrapy.Spider):
         instead of being downloaded whole or failing."""
         if meta.count_bytes(request, len(data)) > self.options.max_page_size:
             raise StopDownload(fail=False)
+
+    def _headers_received(self, headers: Any, request: scrapy.Request, **_: Any) -> None:
+        """A frontier page whose type says it holds nothing the crawl reads (an archive,
+        an image, a PDF) is stopped at its headers: its URL row records the answer, and
+        its body is never downloaded (``spitag.record``)."""
+        if meta.url_of(request) is None:  # (robots.txt, the spider's own requests)
+            return
+        content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").split(";", 1)[0].strip().lower()
+        if worth_its_body(content_type, self.use_sitemaps):
+            return
+        request.meta[meta.HEADERS_ONLY] = True
+        self.stats.inc_value("spitag/pages/headers_only")
+        raise StopDownload(fail=False)
 
     def _robots_parsed(self, robotparser: Any, request: scrapy.Request, **_: Any) -> None:
         """Queue the sitemaps a robots.txt lists, as seeds."""

@@ -471,12 +471,13 @@ def test_hand_made_site_per_url_expectations(hand_made: tuple[CrawlRun, DictSite
     assert page("/copy-a.html")["md5"] == served_md5("/copy-a.html")
     assert sum(1 for p in pages.values() if p["md5"] == served_md5("/copy-a.html")) == 1
 
-    # A PDF: recorded as it came, md5 of its bytes, no profile, its "links" not followed.
-    pdf, pdf_item = page("/doc"), items[u("/doc")]
-    assert pdf["md5"] == pdf_item["md5"] == hashlib.md5(PDF).hexdigest()
-    assert pdf["type"] == pdf_item["content_type"] == "application/pdf"
-    assert bytes(pdf["data"]) == PDF and pdf["size"] == len(PDF)
-    assert pdf_item["semantic"] == dict.fromkeys(COUNT_KEYS, 0) and pdf_item["outlinks"] == 0
+    # A PDF: stopped at its headers (no semantic markup to read in it), its URL row
+    # records the answer: status, type and length, and no page.
+    pdf_item = items[u("/doc")]
+    assert (pdf_item["status"], pdf_item["content_type"], pdf_item["size"]) == (200, "application/pdf", len(PDF))
+    assert pdf_item["md5"] is None and pdf_item["semantic"]["total"] == 0 and table[u("/doc")]["page_id"] is None
+    assert table[u("/doc")]["content_type"] == "application/pdf"
+    assert int(run.stats["spitag/pages/headers_only"]) == 1
 
     # An empty 200.
     empty = items[u("/empty.html")]

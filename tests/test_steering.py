@@ -237,3 +237,33 @@ def test_canonical_url_is_recorded_and_not_fetched_again(tmp_path: Path) -> None
     assert got == {"/", "/item?ref=home", "/other"}
     items = {json.loads(line)["url"]: json.loads(line) for line in (tmp_path / "out.jsonl").open()}
     assert items["http://canon.test/item?ref=home"]["canonical"] == "http://canon.test/item"
+
+
+def test_a_download_that_is_not_html_is_stopped_at_its_headers(tmp_path: Path) -> None:
+    """An archive (8 MB) and a signature linked from a page are not downloaded whole:
+    their headers are enough for their URL rows (status, type, length), and no page row
+    is made of them. A page without a type, or served as text/plain, may be HTML: its
+    body is read (and sniffed, as Scrapy does)."""
+    archive = b"\x1f\x8b" + bytes(8 * 2**20)
+    site = DictSite({
+        "/": '<html><body><a href="/release-1.0.tgz.part">a</a> <a href="/release.asc">s</a>'
+             ' <a href="/plain">p</a></body></html>',
+        "/release-1.0.tgz.part": Response(200, archive, content_type="application/x-tar"),
+        "/release.asc": Response(200, b"-----BEGIN PGP SIGNATURE-----", content_type="application/pgp-signature"),
+        "/plain": Response(200, b"<html><head><title>plain</title></head><body>hi</body></html>",
+                           content_type="text/plain"),
+    })
+    with WebServer() as server:
+        server.add_site("files.test", site)
+        run = crawl(tmp_path, server, "http://files.test/")
+    items = {i["url"]: i for i in map(json.loads, (tmp_path / "out.jsonl").open())}
+    tar = items["http://files.test/release-1.0.tgz.part"]
+    assert (tar["status"], tar["content_type"], tar["size"], tar["md5"]) == (200, "application/x-tar", len(archive), None)
+    assert items["http://files.test/release.asc"]["md5"] is None
+    assert items["http://files.test/plain"]["md5"] is not None  # read: it may be HTML
+    stats = parse_stats(run.stderr)
+    assert stats["spitag/pages/headers_only"] == "2"
+    assert int(stats["downloader/response_bytes"]) < 2**20  # not the archive's 8 MB
+    with sqlite3.connect(tmp_path / "store.db") as conn:
+        paged = {u for (u,) in conn.execute("SELECT url FROM url WHERE page_id IS NOT NULL")}
+    assert paged == {"http://files.test/", "http://files.test/plain"}
