@@ -298,9 +298,9 @@ def test_report_numbers_match_the_store(crawled: Path, compared: Path) -> None:
         assert crawl["harvest"] == harvest and harvest[-1] == items
         assert crawl["harvest_points"]["100%"] == items
         assert crawl["harvest_points"]["50%"] == harvest[-(-len(harvest) // 2) - 1]
-        # priorities and scores: one value per fetched URL / page
-        assert sorted(crawl["priorities"]) == sorted(
-            p for (p,) in sql(crawled, "SELECT priority FROM url WHERE crawl = ? AND priority IS NOT NULL", name))
+        # priorities (the seeds' apart) and scores: one value per fetched URL / page
+        assert sorted(crawl["priorities"]) == sorted(p for (p,) in sql(
+            crawled, "SELECT priority FROM url WHERE crawl = ? AND priority IS NOT NULL AND depth > 0", name))
         assert sorted(crawl["scores"]) == sorted(
             s for (s,) in sql(crawled, "SELECT p.score FROM url u JOIN page p ON p.id = u.page_id"
                                        " WHERE u.crawl = ?", name))
@@ -333,19 +333,27 @@ def test_comparison_matches_the_store(crawled: Path, compared: Path) -> None:
     a, b = expected_depths(crawled, "focused"), expected_depths(crawled, "breadth")
     assert (cmp["a"], cmp["b"]) == ("focused", "breadth")
     assert [r["depth"] for r in cmp["depths"]] == sorted(set(a) | set(b))
+    unreached = 0
     for row in cmp["depths"]:
         ea, eb = a.get(row["depth"]), b.get(row["depth"])
-        ma, mb = (ea or {}).get("meta_sum", 0), (eb or {}).get("meta_sum", 0)
+        cells = re.search(rf'<tr data-compare="meta" data-depth="{row["depth"]}">(.*?)</tr>', html)
+        if ea is None or eb is None:  # a depth one crawl never reached: n/a, not 0
+            unreached += 1
+            assert row["meta_diff"] is None and row["meta_diff_pct"] is None and row["meta_mean_diff_pct"] is None
+            assert (row["meta_a"] is None) == (ea is None) and (row["meta_b"] is None) == (eb is None)
+            assert cells and "n/a" in cells.group(1)
+            continue
+        ma, mb = ea["meta_sum"], eb["meta_sum"]
         assert (row["meta_a"], row["meta_b"], row["meta_diff"]) == (ma, mb, ma - mb)
         assert close(row["meta_diff_pct"], (ma - mb) / mb * 100 if mb else None)
-        mean_a = ma / ea["pages"] if ea and ea["pages"] else 0.0
-        mean_b = mb / eb["pages"] if eb and eb["pages"] else 0.0
+        mean_a = ma / ea["pages"] if ea["pages"] else 0.0
+        mean_b = mb / eb["pages"] if eb["pages"] else 0.0
         assert close(row["meta_mean_diff_pct"], (mean_a - mean_b) / mean_b * 100 if mean_b else None)
-        sa, sb = (ea or {}).get("semantic_sum", 0), (eb or {}).get("semantic_sum", 0)
+        sa, sb = ea["semantic_sum"], eb["semantic_sum"]
         assert (row["semantic_a"], row["semantic_b"], row["semantic_diff"]) == (sa, sb, sa - sb)
         # the table row in the HTML
-        cells = re.search(rf'<tr data-compare="meta" data-depth="{row["depth"]}">(.*?)</tr>', html)
         assert cells and f"<td>{ma:,}</td><td>{mb:,}</td>" in cells.group(1)
+    assert unreached == len(set(a) ^ set(b))
     last = min(max(a), max(b))
     assert cmp["last_level"] == last
     sa, sb = syntax_at(crawled, "focused", last), syntax_at(crawled, "breadth", last)
@@ -358,6 +366,17 @@ def test_comparison_matches_the_store(crawled: Path, compared: Path) -> None:
     figures = json.loads((compared / "report.json").read_text())["figures"]
     assert {"harvest", "compare-depth", "compare-syntax"} <= set(figures)
     assert "A against B" in html and "focused (A)" in html and "breadth (B)" in html
+    # the headline: which crawl found more at equal URLs fetched, from the harvest curves
+    head = cmp["headline"]
+    curves = {c["crawl"]: c["harvest"] for c in json.loads((compared / "report.json").read_text())["crawls"]}
+    n = min(len(curves["focused"]), len(curves["breadth"]))
+    assert (head["urls"], head["items_a"], head["items_b"]) == (n, curves["focused"][n - 1], curves["breadth"][n - 1])
+    more = "focused" if head["items_a"] > head["items_b"] else "breadth"
+    assert re.search(rf'<p class="headline" data-headline="two"><b>{more}</b>', html)
+    assert html.index('data-headline="two"') < html.index('id="harvest"') < html.index('id="summary"')
+    bigger = max(len(c) for c in curves.values())
+    assert head["sizes_differ"] == ((bigger - n) / bigger > 0.10)
+    assert ('data-warning="sizes"' in html) == head["sizes_differ"]
 
 
 def test_every_png_is_a_real_image(compared: Path) -> None:
@@ -449,3 +468,29 @@ def test_report_on_postgresql(pg_url: str, tmp_path: Path) -> None:
     assert crawl["harvest"] == harvest
     for name in json.loads((out / "report.json").read_text())["figures"].values():
         assert (out / name).read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_crawls_of_different_sizes_are_compared_at_equal_urls(crawled: Path, tmp_path: Path) -> None:
+    """B cut to its first 40 URLs (and its depths past them): the headline compares the
+    first 40 URLs of each, the page warns that the crawls differ in size, the depths B
+    never reached are n/a, and the figures are still drawn."""
+    from dataclasses import replace
+
+    from spitag.report import queries, write_reports
+    from spitag.store import open_store
+
+    store = open_store(f"sqlite:///{crawled}/store.db")
+    try:
+        a, b = queries.load(store, "focused"), queries.load(store, "breadth")
+    finally:
+        store.close()
+    short = replace(b, crawl="short", harvest=b.harvest[:40], depths=[d for d in b.depths if d.depth <= 1])
+    data = write_reports([a, short], tmp_path / "sizes")
+    head = data["comparison"]["headline"]
+    assert (head["urls"], head["urls_a"], head["urls_b"]) == (40, len(a.harvest), 40)
+    assert (head["items_a"], head["items_b"]) == (a.harvest[39], b.harvest[39]) and head["sizes_differ"]
+    html = (tmp_path / "sizes" / "index.html").read_text()
+    assert 'data-warning="sizes"' in html and f"short {40:,}" in html
+    deep = [r for r in data["comparison"]["depths"] if r["depth"] > 1]
+    assert deep and all(r["pages_b"] is None and r["semantic_diff_pct"] is None for r in deep)
+    assert all((tmp_path / "sizes" / f).stat().st_size > 10_000 for f in data["figures"].values())

@@ -34,7 +34,9 @@ th, td { padding: 4px 12px; border-bottom: 1px solid #e2e8f0; text-align: right;
 th { background: #edf2f7; font-weight: 600; }
 td.l, th.l { text-align: left; }
 tr:nth-child(even) td { background: #fafcfe; }
-td.pos { color: #276749; } td.neg { color: #9b2c2c; }
+td.better { color: #276749; } td.worse { color: #9b2c2c; }
+p.headline { font-size: 18px; margin: 12px 0 4px; }
+p.warn { background: #fffbea; border-left: 4px solid #d69e2e; padding: 6px 12px; max-width: 900px; }
 table.summary td:first-child { text-align: left; color: #2d3748; }
 img { max-width: 100%; border: 1px solid #e2e8f0; margin: 6px 0; }
 .note { font-size: 13px; color: #4a5568; }
@@ -54,6 +56,11 @@ def _n(value: Any) -> str:
     return escape(str(value))
 
 
+def _na(value: Any) -> str:
+    """A value of a depth the crawl never reached is "n/a", not a 0."""
+    return "n/a" if value is None else _n(value)
+
+
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "—"
@@ -65,10 +72,18 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.1f} %"
 
 
-def _sign(value: float | None) -> str:
+LOWER_IS_BETTER = {"failed", "redirects"}  # summary rows where less is the better crawl
+
+
+def _tone(value: float | None, key: str = "") -> str:
+    """The cell's class: ``better`` or ``worse`` for A (not the sign: fewer failures is better)."""
     if value is None or value == 0:
         return ""
-    return "pos" if value > 0 else "neg"
+    return "better" if (value > 0) != (key in LOWER_IS_BETTER) else "worse"
+
+
+def _signed(value: int | None) -> str:
+    return "n/a" if value is None else f"{value:+,}"
 
 
 def _figure(name: str, alt: str) -> str:
@@ -113,6 +128,14 @@ def render(
         f'<p class="sub">Store <code>{escape(store_url)}</code> · generated {when} · numbers also in '
         '<a href="report.json">report.json</a></p>',
         _nav(comparison is not None),
+        _headline(reports, comparison),
+        '<h2 id="harvest">Harvest curve</h2>',
+        '<p class="why">Cumulative semantic items after each URL, in fetch order (the store\'s '
+        "<code>url.checked</code>). The steeper the curve early on, the sooner the crawl reached "
+        "the rich pages: with a page budget, the higher curve wins. The lower panel is the harvest "
+        "rate so far: items collected divided by URLs fetched.</p>",
+        _figure(figures["harvest"], "harvest curve"),
+        _harvest_table(reports),
         '<h2 id="summary">Summary</h2>',
         '<p class="why">A <em>URL</em> is one requested address; a <em>page</em> is a URL that answered '
         "2xx. <em>Semantic items</em> count every syntax SpiTag reads (JSON-LD objects, microdata and "
@@ -143,18 +166,12 @@ def render(
         "that carry at least one.</p>",
         _figure(figures["syntax"], "semantic items per syntax"),
         _syntax_table(reports),
-        '<h2 id="harvest">Harvest curve</h2>',
-        '<p class="why">Cumulative semantic items after each URL, in fetch order (the store\'s '
-        "<code>url.checked</code>). The steeper the curve early on, the sooner the crawl reached "
-        "the rich pages: with a page budget, the higher curve wins. The lower panel is the harvest "
-        "rate so far: items collected divided by URLs fetched.</p>",
-        _figure(figures["harvest"], "harvest curve"),
-        _harvest_table(reports),
         '<h2 id="distribution">Scores and priorities</h2>',
         '<p class="why">Left: the semantic score of each fetched page (the weighted sum of its items, '
         "<code>SPITAG_SYNTAX_WEIGHTS</code>, by default the item count). Right: the priority each URL "
-        "had when the frontier gave it out; its scale is the strategy's own (<code>bfs</code>: "
-        "−depth; <code>spitag</code>, <code>opic</code>: cash that adds up across parents).</p>",
+        "had when the frontier gave it out (the seeds' apart: theirs is the strategy's seed value); its "
+        "scale is the strategy's own (<code>bfs</code>: −depth; <code>opic</code>: cash that adds up "
+        "across parents), so two strategies get a panel each.</p>",
         _figure(figures["distribution"], "score and priority histograms"),
         '<h2 id="hosts">Top hosts by semantic richness</h2>',
         '<p class="why">Hosts ranked by the mean semantic items per fetched page (ties: more items '
@@ -171,11 +188,43 @@ def render(
     return "\n".join(p for p in parts if p)
 
 
+def _headline(reports: list[CrawlReport], comparison: dict[str, Any] | None) -> str:
+    """The report's first words: which crawl found more, by how much, at equal URLs
+    fetched (two crawls), or what one crawl found; and a warning when two crawls differ
+    in size, so that their totals compare unequal amounts."""
+    if comparison is None:
+        r = reports[0]
+        data = r.to_json(curves=False)
+        richest = f"; the richest host: {escape(r.hosts[0].host)} ({r.hosts[0].mean:,.1f} items a page)" if r.hosts else ""
+        return (f'<p class="headline" data-headline="one"><b>{escape(r.crawl)}</b> ({escape(r.strategy)}) fetched '
+                f"{_n(data.get('urls'))} URLs ({_n(data.get('pages'))} pages) and found {_n(data.get('semantic_items'))} "
+                f"semantic items, {_n(data.get('mean_items_per_page'))} a page{richest}.</p>")
+    h = comparison["headline"]
+    a, b = reports
+    if h["more"] is None:
+        words = f"<b>{escape(a.crawl)}</b> and <b>{escape(b.crawl)}</b> found as many semantic items"
+    else:
+        more, less = (a, b) if h["more"] == "a" else (b, a)
+        ratio = (h["items_a"] / h["items_b"] if h["more"] == "a" else h["items_b"] / h["items_a"]) \
+            if min(h["items_a"], h["items_b"]) else None
+        by = f"{ratio:.2f}× as many" if ratio else "more"
+        words = (f"<b>{escape(more.crawl)}</b> ({escape(more.strategy)}) found {by} semantic items as "
+                 f"<b>{escape(less.crawl)}</b> ({escape(less.strategy)})")
+    parts = [f'<p class="headline" data-headline="two">{words} in the first {h["urls"]:,} URLs each '
+             f'({h["items_a"]:,} against {h["items_b"]:,}).</p>']
+    if h["sizes_differ"]:
+        parts.append(f'<p class="warn" data-warning="sizes">The crawls differ in size: {escape(a.crawl)} fetched '
+                     f'{h["urls_a"]:,} URLs, {escape(b.crawl)} {h["urls_b"]:,}. Totals, per-depth sums and the '
+                     "summary compare unequal amounts; the headline and the harvest curve compare them at equal "
+                     "URLs fetched.</p>")
+    return "\n".join(parts)
+
+
 def _nav(compare: bool) -> str:
-    links = [("summary", "Summary")]
+    links = [("harvest", "Harvest"), ("summary", "Summary")]
     if compare:
         links.append(("compare", "A against B"))
-    links += [("depth", "Per depth"), ("syntax", "Syntaxes"), ("harvest", "Harvest"),
+    links += [("depth", "Per depth"), ("syntax", "Syntaxes"),
               ("distribution", "Scores &amp; priorities"), ("hosts", "Hosts")]
     return "<nav>" + "".join(f'<a href="#{k}">{v}</a>' for k, v in links) + "</nav>"
 
@@ -199,7 +248,7 @@ def _summary(reports: list[CrawlReport], comparison: dict[str, Any] | None) -> s
                 cells += "<td></td>"
             elif isinstance(va, (int, float)) and isinstance(vb, (int, float)) and not isinstance(va, bool):
                 d = (va - vb) / vb * 100 if vb else None
-                cells += f'<td class="{_sign(d)}">{_pct(d)}</td>'
+                cells += f'<td class="{_tone(d, key)}">{_pct(d)}</td>'
             else:
                 cells += "<td></td>"
         rows.append(f"<tr><td>{escape(label)}</td>{cells}</tr>")
@@ -283,12 +332,12 @@ def _comparison(cmp: dict[str, Any], a: CrawlReport, b: CrawlReport, figures: di
         )
         rows = "".join(
             f'<tr data-compare="{key}" data-depth="{r["depth"]}"><td>{r["depth"]}</td>'
-            f"<td>{_n(r['pages_a'])}</td><td>{_n(r['pages_b'])}</td>"
-            f"<td>{_n(r[f'{key}_a'])}</td><td>{_n(r[f'{key}_b'])}</td>"
-            f"<td class='{_sign(r[f'{key}_diff'])}'>{r[f'{key}_diff']:+,}</td>"
-            f"<td class='{_sign(r[f'{key}_diff_pct'])}'>{_pct(r[f'{key}_diff_pct'])}</td>"
-            f"<td>{_n(r[f'{key}_mean_a'])}</td><td>{_n(r[f'{key}_mean_b'])}</td>"
-            f"<td class='{_sign(r[f'{key}_mean_diff_pct'])}'>{_pct(r[f'{key}_mean_diff_pct'])}</td></tr>"
+            f"<td>{_na(r['pages_a'])}</td><td>{_na(r['pages_b'])}</td>"
+            f"<td>{_na(r[f'{key}_a'])}</td><td>{_na(r[f'{key}_b'])}</td>"
+            f"<td class='{_tone(r[f'{key}_diff'])}'>{_signed(r[f'{key}_diff'])}</td>"
+            f"<td class='{_tone(r[f'{key}_diff_pct'])}'>{_pct(r[f'{key}_diff_pct'])}</td>"
+            f"<td>{_na(r[f'{key}_mean_a'])}</td><td>{_na(r[f'{key}_mean_b'])}</td>"
+            f"<td class='{_tone(r[f'{key}_mean_diff_pct'])}'>{_pct(r[f'{key}_mean_diff_pct'])}</td></tr>"
             for r in cmp["depths"]
         )
         parts += [f"<h3>{what} per depth</h3>", f"<table>{head}{rows}</table>"]
@@ -300,8 +349,8 @@ def _comparison(cmp: dict[str, Any], a: CrawlReport, b: CrawlReport, figures: di
     head = "<tr><th class='l'>syntax</th><th>A</th><th>B</th><th>A − B</th><th>(A − B) / B</th></tr>"
     rows = "".join(
         f"<tr data-compare='last-level' data-syntax='{r['syntax']}'><td class='l'>{escape(SYNTAX_LABELS[r['syntax']])}</td>"
-        f"<td>{_n(r['a'])}</td><td>{_n(r['b'])}</td><td class='{_sign(r['diff'])}'>{r['diff']:+,}</td>"
-        f"<td class='{_sign(r['diff_pct'])}'>{_pct(r['diff_pct'])}</td></tr>"
+        f"<td>{_n(r['a'])}</td><td>{_n(r['b'])}</td><td class='{_tone(r['diff'])}'>{r['diff']:+,}</td>"
+        f"<td class='{_tone(r['diff_pct'])}'>{_pct(r['diff_pct'])}</td></tr>"
         for r in cmp["last_level_syntaxes"]
     )
     parts.append(f"<table>{head}{rows}</table>")

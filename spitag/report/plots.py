@@ -95,8 +95,12 @@ def depth_figure(report: CrawlReport) -> Figure:
                             fontsize=8)
         bottom.set_ylim(0, max(max(maxes), 1) * 1.2)
         bottom.set_ylabel("items per page")
-        bottom.set_xticks(xs, [f"{d.depth}\n{d.pages:,} pages" for d in depths])
-        bottom.set_xlabel("depth (links from a seed) and pages fetched there")
+        if len(depths) <= 8:
+            bottom.set_xticks(xs, [f"{d.depth}\n{d.pages:,} pages" for d in depths], fontsize=8)
+            bottom.set_xlabel("depth (links from a seed) and pages fetched there")
+        else:  # (the pages per depth are in the table below the figure)
+            bottom.set_xticks(xs, [str(d.depth) for d in depths], fontsize=8)
+            bottom.set_xlabel("depth (links from a seed)")
         bottom.legend(fontsize=8, loc="lower right", frameon=False, ncols=2)
         for ax in (top, bottom):
             _style(ax)
@@ -165,25 +169,33 @@ def harvest_figure(reports: list[CrawlReport]) -> Figure:
 
 
 def distribution_figure(reports: list[CrawlReport]) -> Figure:
-    """Histograms: semantic score of the pages, and the priority URLs were fetched with."""
-    fig = _figure(11, 4.2)
-    left, right = fig.subplots(1, 2)
-    for ax, attr, xlabel, title in (
-        (left, "scores", "semantic score of a page (Σ weight · count)", "Page scores"),
-        (right, "priorities", "priority a URL was fetched with (scale depends on the strategy)",
-         "Frontier priorities"),
-    ):
-        values = [v for r in reports for v in getattr(r, attr)]
+    """Histograms: semantic score of the pages, and the priority URLs (but the seeds) were
+    fetched with: one panel per crawl when their strategies differ, each on its own
+    strategy's scale."""
+    apart = len({r.strategy for r in reports}) > 1
+    panels: list[tuple[str, str, str, list[int]]] = [
+        ("scores", "semantic score of a page (Σ weight · count)", "Page scores", list(range(len(reports))))]
+    if apart:
+        panels += [("priorities", f"priority ({r.strategy}'s scale)", f"Frontier priorities — {r.crawl}", [i])
+                   for i, r in enumerate(reports)]
+    else:
+        panels.append(("priorities", "priority a URL was fetched with (the strategy's scale)",
+                       "Frontier priorities (seeds apart)", list(range(len(reports)))))
+    fig = _figure(11 if len(panels) == 2 else 14, 4.2)
+    axes = fig.subplots(1, len(panels))
+    for ax, (attr, xlabel, title, which) in zip(axes, panels):
+        values = [v for i in which for v in getattr(reports[i], attr)]
         if not values:
             _empty(ax, "no values")
             continue
         lo, hi = min(values), max(values)
         bins: Any = 30 if hi > lo else [lo - 0.5, lo + 0.5]
-        for i, report in enumerate(reports):
+        for i in which:
+            report = reports[i]
             data = getattr(report, attr)
             if data:
                 ax.hist(data, bins=bins, range=(lo, hi) if hi > lo else None, histtype="stepfilled",
-                        alpha=0.35 if len(reports) > 1 else 0.8, color=CRAWL_COLOURS[i % 4],
+                        alpha=0.35 if len(which) > 1 else 0.8, color=CRAWL_COLOURS[i % 4],
                         edgecolor=CRAWL_COLOURS[i % 4], label=_label(report.crawl, report.strategy))
         ax.set_xlabel(xlabel, fontsize=9)
         ax.set_ylabel("pages" if attr == "scores" else "URLs")
@@ -231,26 +243,32 @@ def compare_depth_figure(cmp: dict[str, Any], a: CrawlReport, b: CrawlReport) ->
     xs = list(range(len(rows)))
     for r, (key, what) in enumerate((("meta", "meta tags"), ("semantic", "semantic items"))):
         ax_sum, ax_mean = axes[r]
+        # a depth one crawl never reached: no bar, no point, "n/a" (not a 0)
         sa = [row[f"{key}_a"] for row in rows]
         sb = [row[f"{key}_b"] for row in rows]
-        ax_sum.bar([x - 0.2 for x in xs], sa, 0.4, color=CRAWL_COLOURS[0], label=_label(a.crawl, a.strategy))
-        ax_sum.bar([x + 0.2 for x in xs], sb, 0.4, color=CRAWL_COLOURS[1], label=_label(b.crawl, b.strategy))
+        ax_sum.bar([x - 0.2 for x, v in zip(xs, sa) if v is not None], [v for v in sa if v is not None], 0.4,
+                   color=CRAWL_COLOURS[0], label=_label(a.crawl, a.strategy))
+        ax_sum.bar([x + 0.2 for x, v in zip(xs, sb) if v is not None], [v for v in sb if v is not None], 0.4,
+                   color=CRAWL_COLOURS[1], label=_label(b.crawl, b.strategy))
         for x, row in zip(xs, rows):
             d = row[f"{key}_diff_pct"]
-            top = max(row[f"{key}_a"], row[f"{key}_b"])
-            text = ("none" if top == 0 else "n/a") if d is None else f"{d:+.0f} %"
+            values = [v for v in (row[f"{key}_a"], row[f"{key}_b"]) if v is not None]
+            top = max(values, default=0)
+            text = ("none" if top == 0 and len(values) == 2 else "n/a") if d is None else f"{d:+.0f} %"
             ax_sum.annotate(text, (x, top), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8,
                             color="#2d3748")
-        ax_sum.set_ylim(0, max(sa + sb + [1]) * 1.18)
+        ax_sum.set_ylim(0, max([v for v in sa + sb if v is not None] + [1]) * 1.18)
         ax_sum.set_ylabel(f"{what} (sum)")
         ax_sum.set_title(f"Summed {what} per depth (labels: (A − B) / B)", fontsize=10)
         ma = [row[f"{key}_mean_a"] for row in rows]
         mb = [row[f"{key}_mean_b"] for row in rows]
-        ax_mean.plot(xs, ma, "o-", color=CRAWL_COLOURS[0], label=a.crawl)
-        ax_mean.plot(xs, mb, "s--", color=CRAWL_COLOURS[1], label=b.crawl)
+        ax_mean.plot([x for x, v in zip(xs, ma) if v is not None], [v for v in ma if v is not None], "o-",
+                     color=CRAWL_COLOURS[0], label=a.crawl)
+        ax_mean.plot([x for x, v in zip(xs, mb) if v is not None], [v for v in mb if v is not None], "s--",
+                     color=CRAWL_COLOURS[1], label=b.crawl)
         ax_mean.set_ylabel(f"{what} per page (mean)")
         ax_mean.set_title(f"Mean {what} per page, per depth", fontsize=10)
-        ax_mean.set_ylim(bottom=0, top=max(ma + mb + [1]) * 1.15)
+        ax_mean.set_ylim(bottom=0, top=max([v for v in ma + mb if v is not None] + [1]) * 1.15)
         for ax in (ax_sum, ax_mean):
             ax.set_xticks(xs, [str(row["depth"]) for row in rows])
             ax.set_xlabel("depth")

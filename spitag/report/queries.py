@@ -105,7 +105,7 @@ class CrawlReport:
     syntax_pages: dict[str, int]  # pages carrying each syntax
     harvest: list[int]  # cumulative semantic items after each URL, fetch order
     harvest_points: dict[str, int]  # items after 10 %, 25 %, 50 %, 75 %, 100 % of the URLs
-    priorities: list[float]  # priority each fetched URL was ordered by
+    priorities: list[float]  # priority each fetched URL but the seeds was ordered by
     scores: list[float]  # semantic score of each page
     hosts: list[Host]  # by richness, best first
 
@@ -169,7 +169,7 @@ def load(store: Store, crawl: str, top_hosts: int = 15) -> CrawlReport | None:
         name = _strategy(reason)
         if name:
             strategies[name] += 1
-        if priority is not None and math.isfinite(float(priority)):
+        if priority is not None and math.isfinite(float(priority)) and depth:  # (a seed's is apart)
             priorities.append(float(priority))
         if page_id is not None:
             total = int(total or 0)
@@ -252,15 +252,18 @@ def compare(a: CrawlReport, b: CrawlReport) -> dict[str, Any]:
     rows = []
     for level in levels:
         da, db = a.depth(level), b.depth(level)
-        row: dict[str, Any] = {"depth": level, "pages_a": da.pages if da else 0, "pages_b": db.pages if db else 0}
+        # a depth one crawl never reached has no value (None: "n/a"), not 0
+        row: dict[str, Any] = {"depth": level, "pages_a": da.pages if da else None, "pages_b": db.pages if db else None}
         for key in ("meta", "semantic"):
-            sa = getattr(da, f"{key}_sum") if da else 0
-            sb = getattr(db, f"{key}_sum") if db else 0
-            ma = getattr(da, f"{key}_mean") if da else 0.0
-            mb = getattr(db, f"{key}_mean") if db else 0.0
+            sa = getattr(da, f"{key}_sum") if da else None
+            sb = getattr(db, f"{key}_sum") if db else None
+            ma = getattr(da, f"{key}_mean") if da else None
+            mb = getattr(db, f"{key}_mean") if db else None
+            both = da is not None and db is not None
             row.update({
-                f"{key}_a": sa, f"{key}_b": sb, f"{key}_diff": sa - sb, f"{key}_diff_pct": pct(sa, sb),
-                f"{key}_mean_a": ma, f"{key}_mean_b": mb, f"{key}_mean_diff_pct": pct(ma, mb),
+                f"{key}_a": sa, f"{key}_b": sb, f"{key}_diff": sa - sb if both else None,
+                f"{key}_diff_pct": pct(sa, sb) if both else None,
+                f"{key}_mean_a": ma, f"{key}_mean_b": mb, f"{key}_mean_diff_pct": pct(ma, mb) if both else None,
             })
         rows.append(row)
     common = [d.depth for d in a.depths if b.depth(d.depth) is not None]
@@ -279,6 +282,7 @@ def compare(a: CrawlReport, b: CrawlReport) -> dict[str, Any]:
     return {
         "a": a.crawl,
         "b": b.crawl,
+        "headline": headline(a, b),
         "depths": rows,
         "last_level": last,
         "last_level_syntaxes": per_syntax,
@@ -288,6 +292,25 @@ def compare(a: CrawlReport, b: CrawlReport) -> dict[str, Any]:
                            "diff_pct": pct(a.semantic_items, b.semantic_items)},
         "meta_tags": {"a": a.meta_tags, "b": b.meta_tags, "diff": a.meta_tags - b.meta_tags,
                       "diff_pct": pct(a.meta_tags, b.meta_tags)},
+    }
+
+
+SIZES_DIFFER = 0.10  # URL counts further apart than this: the totals compare unequal crawls
+
+
+def headline(a: CrawlReport, b: CrawlReport) -> dict[str, Any]:
+    """Which crawl found more semantic items at equal URLs fetched (the first ``urls`` of
+    each, ``urls`` = the smaller crawl's count), by how much; and whether the crawls
+    differ in size, so that their totals compare unequal amounts."""
+    n = min(len(a.harvest), len(b.harvest))
+    items_a = a.harvest[n - 1] if n else 0
+    items_b = b.harvest[n - 1] if n else 0
+    bigger = max(len(a.harvest), len(b.harvest))
+    return {
+        "urls": n, "items_a": items_a, "items_b": items_b, "diff_pct": pct(items_a, items_b),
+        "more": "a" if items_a > items_b else "b" if items_b > items_a else None,
+        "urls_a": len(a.harvest), "urls_b": len(b.harvest),
+        "sizes_differ": bool(bigger) and (bigger - n) / bigger > SIZES_DIFFER,
     }
 
 
