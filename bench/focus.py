@@ -230,6 +230,7 @@ def crawl_command(seeds: Sequence[str], name: str, strategy: str, budget: int, f
         "-s", f"SPITAG_FRONTIER={frontier}",
         "-s", "SPITAG_SCOPE=any",
         "-s", "SPITAG_STORE_BODY=none",
+        "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=4", "-s", "DOWNLOAD_DELAY=0",  # a local web, not SpiTag's polite defaults
         "-s", "ROBOTSTXT_OBEY=False",
         "-s", f"CLOSESPIDER_PAGECOUNT={budget}",
         "-s", "LOG_LEVEL=INFO",

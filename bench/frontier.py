@@ -606,7 +606,7 @@ class Bench:
                        "-a", f"crawl={crawl}", "-s", f"SPITAG_FRONTIER={self.redis.url}",
                        "-s", f"SPITAG_STORE=sqlite:///{self.tmp / name}.db", "-s", "LOG_LEVEL=INFO",
                        "-s", f"CONCURRENT_REQUESTS={self.args.concurrency}",
-                       "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={self.args.concurrency}",
+                       "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={self.args.concurrency}", "-s", "DOWNLOAD_DELAY=0",
                        "-s", f"SPITAG_EXTRACT_PROCESSES={processes}"]
                 env = {k: v for k, v in os.environ.items() if k not in ("SPITAG_FRONTIER", "REDIS_URL", "SPITAG_STORE")}
                 procs.append(subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,

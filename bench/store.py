@@ -125,7 +125,7 @@ def crawl(store_url: str, pages: int, folder: Path) -> tuple[int, float, float]:
         run = subprocess.run(
             [sys.executable, "-m", "scrapy", "crawl", "spitag", "-a", "seeds=http://bench.test/",
              "-a", "crawl=bench", "-s", f"SPITAG_STORE={store_url}", "-s", f"SPITAG_FRONTIER=sqlite:///{frontier}",
-             "-s", "LOG_LEVEL=WARNING"],
+             "-s", "LOG_LEVEL=WARNING", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=4", "-s", "DOWNLOAD_DELAY=0"],
             cwd=REPO_ROOT, env=env, capture_output=True, text=True,
         )
         wall = time.perf_counter() - start

@@ -269,6 +269,9 @@ _declare(
 )
 _declare(
     "Politeness and failures",
+    ("CONTACT", "", ANY_TEXT,
+     "a URL (or e-mail address) where site owners learn about your crawl, put in SpiTag's user agent: "
+     "`SpiTag/<version> (+<contact>; semantic focused crawler)`; a `USER_AGENT` of your own wins"),
     ("HOST_DELAY", "", real(0, empty=_download_delay),
      "seconds between two requests to a host, across all workers (robots.txt `Crawl-delay` overrides it); empty: `DOWNLOAD_DELAY`"),
     ("ROBOTS_TTL", 86400, real(0, 86400 * 365),

@@ -65,11 +65,13 @@ COMPONENTS: dict[str, dict[str, int | None]] = {
 }
 
 DEFAULTS: dict[str, Any] = {
-    "USER_AGENT": f"SpiTag/{__version__} (semantic focused crawler)",
+    "USER_AGENT": f"SpiTag/{__version__} (semantic focused crawler)",  # (+ SPITAG_CONTACT: spider.py)
     "ROBOTSTXT_OBEY": True,
-    # a few requests per site at once, no more
+    # polite on the real web, as Nutch and Heritrix are (they wait longer): one request
+    # at a time to a site, a second apart, unless the user or robots.txt says otherwise
     "CONCURRENT_REQUESTS": 32,
-    "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+    "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+    "DOWNLOAD_DELAY": 1.0,
     "DOWNLOAD_TIMEOUT": 60,
     # hard limit (also on decompressed bodies: gzip bombs); bodies are cut well before
     # it, at SPITAG_MAX_PAGE_SIZE, and arrive truncated and flagged

@@ -20,7 +20,7 @@ import scrapy
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, StopDownload
 
-from spitag import logfilters, meta, parts
+from spitag import __version__, logfilters, meta, parts
 from spitag.auth import seed_credentials
 from spitag.filters import UrlFilter
 from spitag.frontier import Entry
@@ -81,6 +81,8 @@ class SpitagSpider(scrapy.Spider):
         crawler.signals.connect(spider._headers_received, signal=signals.headers_received)
         spider.recrawl = RecrawlPolicy.from_options(options)
         spider.use_sitemaps = options.sitemaps
+        if options.contact and crawler.settings.getpriority("USER_AGENT") == parts.DEFAULT:  # (not the user's)
+            spider.user_agent = f"SpiTag/{__version__} (+{options.contact}; semantic focused crawler)"
         spider.pool = None
         if options.extract_processes:
             spider.pool = ProfilePool(options.extract_processes, crawler)

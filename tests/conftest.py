@@ -15,6 +15,10 @@ from testbed.webserver import WebServer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# Crawls of the tests' local webs run at local speed, not with SpiTag's polite defaults
+# for the real web (testbed/local_settings.py); every crawl a test starts inherits this.
+os.environ["SCRAPY_SETTINGS_MODULE"] = "testbed.local_settings"
+
 
 @pytest.fixture(scope="session")
 def corpus_root() -> Path:

@@ -112,9 +112,10 @@ def test_the_example_project_extends_spitag(spider: str, real_pages_dir: Path, w
     cmd = [sys.executable, "-m", "scrapy", "crawl", spider, "-a", "seeds=http://recipes.test/", "-O", str(out),
            "-s", f"SPITAG_STORE={sqlite_url(store)}", "-s", f"SPITAG_FRONTIER={sqlite_url(tmp_path / 'f.db')}",
            "-s", f"SPITAG_REGEX_RULES=@{rules}", "-s", "SPITAG_EXTRACT_PROCESSES=1",
-           "-s", f"RECIPES_CSV={csv_path}", "-s", "RETRY_TIMES=0"]
+           "-s", f"RECIPES_CSV={csv_path}", "-s", "RETRY_TIMES=0",
+           "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=4", "-s", "DOWNLOAD_DELAY=0"]  # (a local site)
     # SpiTag as installed by pip, not this folder: the project finds it on its path
-    env = proxy_env(webserver, {"PYTHONPATH": str(installed_spitag)})
+    env = proxy_env(webserver, {"PYTHONPATH": str(installed_spitag), "SCRAPY_SETTINGS_MODULE": None})
     run = subprocess.run(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]

@@ -33,7 +33,8 @@ def test_every_default_is_a_valid_value() -> None:
     options = Options(crawl_settings(), environ={})
     assert options.store == "sqlite:///spitag.db" and options.frontier == "sqlite:///spitag-frontier.db"
     assert options.max_unscored == 64  # empty: twice CONCURRENT_REQUESTS (SpiTag's 32)
-    assert options.max_depth is None and options.page_budget is None and options.host_delay == 0.0
+    assert options.max_depth is None and options.page_budget is None
+    assert options.host_delay == 1.0  # empty: DOWNLOAD_DELAY, SpiTag's polite default for the real web
     for setting in SETTINGS:
         assert setting.name.startswith("SPITAG_") and setting.help and setting.kind.takes
 

@@ -267,3 +267,42 @@ def test_a_download_that_is_not_html_is_stopped_at_its_headers(tmp_path: Path) -
     with sqlite3.connect(tmp_path / "store.db") as conn:
         paged = {u for (u,) in conn.execute("SELECT url FROM url WHERE page_id IS NOT NULL")}
     assert paged == {"http://files.test/", "http://files.test/plain"}
+
+
+def test_polite_defaults_for_the_real_web(tmp_path: Path) -> None:
+    """Out of the box (the project's own settings, not the tests' local speed): one
+    request at a time to a site, a second apart."""
+    from testbed.sites import CountingSite
+
+    site = CountingSite(pages=4)
+    with WebServer() as server:
+        server.add_site("polite.test", site)
+        env = {**os.environ, "http_proxy": server.proxy_url, "https_proxy": server.proxy_url,
+               "SCRAPY_SETTINGS_MODULE": "settings"}
+        env.pop("no_proxy", None)
+        run = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "spitag", "-a", "seeds=http://polite.test/", "-a", "crawl=p",
+             "-O", str(tmp_path / "out.jsonl"), "-s", f"SPITAG_STORE=sqlite:///{tmp_path}/store.db",
+             "-s", f"SPITAG_FRONTIER=sqlite:///{tmp_path}/frontier.db"],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+        )
+        arrivals = sorted(e.arrived for e in server.log if e.host == "polite.test" and e.path != "/robots.txt")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert len(arrivals) == 5 and site.most == 1  # the home and its 4 pages, one at a time
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+    assert min(gaps) >= 0.9, gaps  # DOWNLOAD_DELAY 1 s (the gate's clock and the server's differ a little)
+
+
+def test_the_contact_goes_into_spitags_user_agent() -> None:
+    from scrapy.utils.test import get_crawler
+
+    from spitag import __version__
+    from spitag.spider import SpitagSpider
+
+    crawler = get_crawler(SpitagSpider, {"SPITAG_CONTACT": "https://example.org/our-crawler",
+                                         "SPITAG_EXTRACT_PROCESSES": 0})
+    spider = SpitagSpider.from_crawler(crawler, seeds="http://a.test/")
+    assert spider.user_agent == f"SpiTag/{__version__} (+https://example.org/our-crawler; semantic focused crawler)"
+    own = get_crawler(SpitagSpider, {"SPITAG_CONTACT": "https://example.org/", "USER_AGENT": "mine/1",
+                                     "SPITAG_EXTRACT_PROCESSES": 0})
+    assert not hasattr(SpitagSpider.from_crawler(own, seeds="http://a.test/"), "user_agent")  # the user's wins
