@@ -29,6 +29,7 @@ from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
+from spitag.errors import SpitagError
 from spitag.frontier import Entry
 from spitag.options import Options
 from spitag.signals import frontier_opened
@@ -235,7 +236,11 @@ class RecrawlPlanner:
     def opened(self, frontier: Frontier) -> None:
         if not frontier.queue.counts().done:
             return
-        store = open_store(self.options.store)
+        try:
+            store = open_store(self.options.store)
+        except SpitagError as exc:  # the crawl goes on; its pipeline rides the outage out
+            logger.warning("crawl %s: seeds that failed and URLs due again not looked at: %s", frontier.crawl, exc)
+            return
         try:
             self._seeds_again(store, frontier)
             if self.options.recrawl:
