@@ -9,7 +9,6 @@ from spitag.errors import BadInputError
 from spitag.scoring import (
     Parent,
     SiteLearning,
-    SpiTag,
     SpiTagLegacy,
     depth_discount,
     gittins_index,

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 
-import pytest
 import redis
 
-from spitag.frontier import Entry, Politeness, open_frontier
-from spitag.frontier.owners import started, this_space
 from spitag.ranking import HostRanking
-from tests.frontier.conftest import entry, near
 
 
 def test_learnt_gives_the_totals_then_what_other_owners_learn(make, frontier_url) -> None:

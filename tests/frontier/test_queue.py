@@ -11,7 +11,7 @@ import time
 import pytest
 import redis
 
-from spitag.frontier import Entry, Politeness, open_frontier
+from spitag.frontier import Entry, Politeness
 from spitag.frontier.owners import started, this_space
 from spitag.ranking import HostRanking
 from tests.frontier.conftest import Clock, entry, near

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 
 import pytest
 import redis
 
-from spitag.frontier import Entry, Politeness, open_frontier
-from spitag.frontier.owners import started, this_space
+from spitag.frontier import Politeness
 from spitag.ranking import HostRanking
-from tests.frontier.conftest import entry, near
+from tests.frontier.conftest import entry
 
 
 def test_learnt_host_yield_lifts_its_rank(make) -> None:

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 
-import pytest
 import redis
 
-from spitag.frontier import Entry, Politeness, open_frontier
-from spitag.frontier.owners import started, this_space
-from spitag.ranking import HostRanking
-from tests.frontier.conftest import entry, near
+from tests.frontier.conftest import entry
 
 
 def test_heartbeat_counts_the_live_workers_on_this_machine(make, frontier_url) -> None:

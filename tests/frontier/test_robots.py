@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
 
-import pytest
-import redis
 
-from spitag.frontier import Entry, Politeness, open_frontier
-from spitag.frontier.owners import started, this_space
-from spitag.ranking import HostRanking
-from tests.frontier.conftest import entry, near
 
 
 def test_robots_kept_for_every_worker_until_their_time_is_up(make) -> None:
