@@ -54,6 +54,11 @@ def test_crawls_are_listed_forgotten_and_started_over(webserver: WebServer, tmp_
     with sqlite3.connect(tmp_path / "c-frontier.db") as conn:  # the states by name, for SQL readers
         assert conn.execute("SELECT crawl, state, COUNT(*) FROM frontier_urls GROUP BY 1, 2").fetchall() == [
             ("one", "done", 3), ("two", "done", 2)]
+    listing = command(tmp_path, "crawls")
+    assert listing.returncode == 0, listing.stderr
+    head, columns, *rows = listing.stdout.splitlines()
+    assert f"({tmp_path / 'c-frontier.db'})" in head and f"({tmp_path / 'c.db'})" in head  # where they are
+    assert columns.split()[:2] == ["crawl", "strategy"] and [r.split()[0] for r in rows] == ["one", "two"]
     text = command(tmp_path, "frontier")  # no name: the crawls there are
     assert text.returncode == 0, text.stderr
     assert [line.split()[0] for line in text.stdout.splitlines()[1:3]] == ["one", "two"]

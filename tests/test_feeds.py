@@ -141,3 +141,16 @@ def test_scrapy_export_to_a_reader_that_leaves_early(tmp_path: Path) -> None:
     )
     assert json.loads(run.stdout)["url"].startswith("http://big.example/")
     assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr[-3000:]
+
+
+def test_scrapy_export_writes_what_the_crawl_wrote(crawled: Path) -> None:
+    """The same fields, in the same order, with the same values as the crawl's ``-O``
+    file (its items were stored; ``export`` reads them back)."""
+    run = export(crawled, "-a", "crawl=feeds", "-O", str(crawled / "all.jsonl"))
+    assert run.returncode == 0, run.stderr[-3000:]
+    exported = {i["url"]: i for i in map(json.loads, (crawled / "all.jsonl").open())}
+    crawled_items = {i["url"]: i for i in map(json.loads, (crawled / "crawl.jsonl").open())}
+    assert set(exported) == set(crawled_items) and len(exported) == 2
+    for url, item in crawled_items.items():
+        assert list(exported[url]) == list(item), url
+        assert exported[url] == item, url

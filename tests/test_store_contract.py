@@ -42,6 +42,8 @@ def record(url: str, body: str = "<html>x</html>", **extra: Any) -> dict[str, An
         "body": body,
     }
     base.update(extra)
+    if "outlinks" not in extra:  # as a crawl's items have it: at least the links kept
+        base["outlinks"] = len(base["links"] or ())
     return base
 
 
@@ -238,10 +240,26 @@ def test_links_of_a_huge_url(store) -> None:
     assert store.links("c1", huge + "/next", 1, reverse=True) == [(huge, huge + "/next", 1)]
 
 
+def test_export_has_the_crawls_own_fields_in_its_order(store) -> None:
+    """``iter_urls`` (``scrapy export``) gives what the crawl's ``-O`` gave: PageItem's
+    fields, in its order (the body aside), the links in page order."""
+    from spitag.items import PageItem
+
+    links = ["http://a.example/z", "http://a.example/b", "http://a.example/m"]
+    written = record("http://a.example/", "<p>a</p>", links=links, outlinks=7, canonical="http://a.example/c",
+                     robots=["noindex"], changed=True, revisit_interval=3600.0, etag='"e"', last_modified=None)
+    store.write([written])
+    (item,) = list(store.iter_urls("c1"))
+    assert list(item) == [f for f in PageItem.fields if f != "body"]
+    assert item["links"] == links and item["outlinks"] == 7
+    assert (item["canonical"], item["robots"], item["changed"]) == ("http://a.example/c", ["noindex"], True)
+
+
 def test_iter_urls_round_trips_items(store) -> None:
     store.write([record("http://a.example/", "<p>a</p>", links=["http://a.example/b"])])
     (item,) = list(store.iter_urls("c1"))
     assert item["url"] == "http://a.example/"
+    assert (item["links"], item["canonical"], item["robots"], item["changed"]) == (["http://a.example/b"], None, None, None)
     assert item["semantic"] == {"json-ld": 2, "total": 2}
     assert item["data"] == {"json-ld": [{"@type": "Thing"}]}
     assert item["reason"]["strategy"] == "spitag"
@@ -314,17 +332,21 @@ def test_a_revisit_without_content_keeps_the_page(store) -> None:
 
 def test_a_version_2_store_is_migrated_in_place(store) -> None:
     store.write([record("http://a.example/kept", "<p>kept</p>")])
-    for column in ("etag", "last_modified", "revisit_interval"):
+    for column in ("etag", "last_modified", "revisit_interval", "canonical", "robots", "changed", "outlinks"):
         store.query(f"ALTER TABLE url DROP COLUMN {column}")
+    store.query("ALTER TABLE outlink DROP COLUMN position")
     store.query("DROP INDEX url_expires")
     store.query("UPDATE spitag_meta SET value = '2' WHERE key = 'schema_version'")
     migrated = open_store(store.url)
     try:
-        assert migrated.query("SELECT value FROM spitag_meta WHERE key = 'schema_version'") == [("3",)]
+        assert migrated.query("SELECT value FROM spitag_meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
         assert migrated.query("SELECT url, etag, revisit_interval FROM url") == [("http://a.example/kept", None, None)]
         migrated.write([record("http://a.example/new", "<p>n</p>", etag='"n"', expires="2026-12-30T09:00:00.000Z")])
         assert migrated.query("SELECT etag FROM url WHERE url = 'http://a.example/new'") == [('"n"',)]
         # No expiry known (written by version 2): due at once.
         assert [r["url"] for r in migrated.iter_due("c1", "2000-01-01T00:00:00.000Z")] == ["http://a.example/kept"]
+        # what version 2 did not keep is missing from its row, not invented
+        kept = next(i for i in migrated.iter_urls("c1") if i["url"] == "http://a.example/kept")
+        assert (kept["canonical"], kept["robots"], kept["changed"]) == (None, None, None)
     finally:
         migrated.close()

@@ -18,7 +18,7 @@ from spitag.commands._common import add_crawl_option, reader_may_leave, report_e
 from spitag.errors import SpitagError
 from spitag.frontier import crawl_names, open_frontier
 from spitag.options import Options
-from spitag.store import open_store, sqlite_path
+from spitag.store import open_store, sqlite_path, where
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -48,8 +48,13 @@ class Command(ScrapyCommand):
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return
+        options = Options(self.settings)
         with reader_may_leave():
-            print(json.dumps(crawls, indent=1) if fmt == "json" else render_text(crawls))
+            if fmt == "json":
+                print(json.dumps(crawls, indent=1))
+            else:
+                print(f"frontier {where(options.frontier, 'SPITAG_FRONTIER')} · store {where(options.store)}")
+                print(render_text(crawls))
 
 
 def list_crawls(options: Options) -> list[dict[str, Any]]:

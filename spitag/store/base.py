@@ -46,7 +46,8 @@ PAGE_COLUMNS = (
 )
 URL_COLUMNS = (
     "crawl, url_md5, url, page_id, fetched, checked, expires, status, error, content_type,"
-    " depth, priority, reason, redirect_to, etag, last_modified, revisit_interval"
+    " depth, priority, reason, redirect_to, etag, last_modified, revisit_interval,"
+    " canonical, robots, changed, outlinks"
 )
 _URL_DEPTH, _URL_FETCHED = 10, 4  # positions in a url row
 # A revisit that brought no new content — a 304, or no answer at all (the error is
@@ -204,6 +205,12 @@ class SQLStore(Store):
     key_type = "CHAR(32)"
     name_type = "VARCHAR(255)"
     key_cast = "CAST(? AS CHAR(32))"  # a key parameter, typed as the key columns
+    # a URL's links, in page order, as one text (URLs hold no newline): SQLite's
+    # group_concat keeps the order of the subquery it reads
+    links_sql = (
+        "(SELECT group_concat(target, char(10)) FROM (SELECT o.target FROM outlink o"
+        " WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5 ORDER BY o.position, o.target))"
+    )
     page_rows_per_statement = 50  # page rows carry bodies: keep statements small
     rows_per_statement = 500
     in_chunk = _CHUNK  # values per IN (…) list
@@ -441,13 +448,17 @@ class SQLStore(Store):
             clean_text(r.get("etag")),
             clean_text(r.get("last_modified")),
             None if r.get("revisit_interval") is None else float(r["revisit_interval"]),
+            clean_text(r.get("canonical")),
+            ",".join(r["robots"]) if r.get("robots") else None,
+            None if r.get("changed") is None else bool(r["changed"]),
+            None if r.get("outlinks") is None else int(r["outlinks"]),
         ]
         source_md5 = url_row[1]
         outlinks = []
-        for target in r.get("links") or ():
+        for position, target in enumerate(r.get("links") or ()):
             target = clean_text(target)
             if target:
-                outlinks.append((crawl, source_md5, url_md5(target), url, target))
+                outlinks.append((crawl, source_md5, url_md5(target), url, target, position))
         return _Rows(str(r["url"]), page, url_row, outlinks)
 
     def _write_rows(self, cur: Any, rows: list[_Rows]) -> tuple[int, int]:
@@ -493,7 +504,11 @@ class SQLStore(Store):
             f" etag = CASE WHEN {_KEEP_PAGE} THEN COALESCE(excluded.etag, url.etag) ELSE excluded.etag END,"
             f" last_modified = CASE WHEN {_KEEP_PAGE} THEN COALESCE(excluded.last_modified, url.last_modified)"
             " ELSE excluded.last_modified END,"
-            " revisit_interval = COALESCE(excluded.revisit_interval, url.revisit_interval)",
+            " revisit_interval = COALESCE(excluded.revisit_interval, url.revisit_interval),"
+            f" canonical = CASE WHEN {_KEEP_PAGE} THEN url.canonical ELSE excluded.canonical END,"
+            f" robots = CASE WHEN {_KEEP_PAGE} THEN url.robots ELSE excluded.robots END,"
+            " changed = excluded.changed,"
+            f" outlinks = CASE WHEN {_KEEP_PAGE} THEN url.outlinks ELSE excluded.outlinks END",
             self.rows_per_statement,
         )
         outlinks = {o[:3]: o for row in rows for o in row.outlinks}
@@ -509,7 +524,7 @@ class SQLStore(Store):
                     outlinks.pop((crawl, source, target), None)
         if outlinks:
             self._insert_many(
-                cur, "INSERT INTO outlink (crawl, source_md5, target_md5, source, target)",
+                cur, "INSERT INTO outlink (crawl, source_md5, target_md5, source, target, position)",
                 [outlinks[k] for k in sorted(outlinks)],
                 "ON CONFLICT (crawl, source_md5, target_md5) DO NOTHING", self.rows_per_statement,
             )
@@ -561,27 +576,33 @@ class SQLStore(Store):
 
     # -- reading -------------------------------------------------------------------
     def iter_urls(self, crawl: str) -> Iterator[dict[str, Any]]:
+        """The crawl's items as its ``-O`` file had them (``PageItem``'s fields, in its
+        order): a row written by an older schema lacks what it did not keep."""
         names = (
             "url status error depth priority reason fetched_at content_type encoding size"
-            " truncated md5 md5dia title semantic score data redirect_to expires outlinks"
-            " revisit_interval etag last_modified"
+            " truncated md5 md5dia title semantic score data outlinks links redirect_to canonical"
+            " robots expires revisit_interval changed etag last_modified"
         ).split()
         sql = (
             "SELECT u.url, u.status, u.error, u.depth, u.priority, u.reason, u.checked,"
             " u.content_type, p.encoding, p.size, p.truncated, p.md5, p.md5dia, p.title,"
-            " p.semantic, p.score, p.structured, u.redirect_to, u.expires,"
-            " (SELECT COUNT(*) FROM outlink o WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5),"
-            " u.revisit_interval, u.etag, u.last_modified"
+            " p.semantic, p.score, p.structured,"
+            " COALESCE(u.outlinks, (SELECT COUNT(*) FROM outlink o WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5)),"
+            f" {self.links_sql}, u.redirect_to, u.canonical, u.robots, u.expires, u.revisit_interval, u.changed,"
+            " u.etag, u.last_modified"
             " FROM url u LEFT JOIN page p ON p.id = u.page_id"
             " WHERE u.crawl = ? ORDER BY u.checked, u.url_md5"
         )
-        for item in self._stream(sql, (crawl,), names):
-            item["crawl"] = crawl
+        for row in self._stream(sql, (crawl,), names):
+            item = {"crawl": crawl, **row}
             for key in ("semantic", "data"):
                 if item[key]:
                     item[key] = json.loads(item[key])
-            if item["truncated"] is not None:
-                item["truncated"] = bool(item["truncated"])
+            for key in ("truncated", "changed"):
+                if item[key] is not None:
+                    item[key] = bool(item[key])
+            item["links"] = item["links"].split("\n") if item["links"] else []
+            item["robots"] = item["robots"].split(",") if item["robots"] else None
             yield item
 
     def iter_due(self, crawl: str, now: str) -> Iterator[dict[str, Any]]:

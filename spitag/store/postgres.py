@@ -27,7 +27,7 @@ import psycopg2.extras
 
 from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.store.base import SQLStore, WriteResult, _chunks
-from spitag.store.schema import SCHEMA_VERSION
+from spitag.store.schema import MIGRATIONS, SCHEMA_VERSION
 from spitag.urls import redact
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,8 @@ def ping(url: str) -> None:
         if cur.fetchone()[0]:
             cur.execute("SELECT value FROM spitag_meta WHERE key = 'schema_version'")
             row = cur.fetchone()
-            if row is not None and str(row[0]) != str(SCHEMA_VERSION):
+            migrates = row is not None and str(row[0]).isdigit() and int(row[0]) in MIGRATIONS  # (at open)
+            if row is not None and str(row[0]) != str(SCHEMA_VERSION) and not migrates:
                 raise BadInputError(
                     f"store {redact(url)} has schema version {row[0]}, this SpiTag uses "
                     f"{SCHEMA_VERSION}: use a new store or migrate it"
@@ -117,6 +118,10 @@ class PostgresStore(SQLStore):
     key_type = 'CHAR(32) COLLATE "C"'
     name_type = 'VARCHAR(255) COLLATE "C"'
     key_cast = 'CAST(? AS CHAR(32)) COLLATE "C"'
+    links_sql = (
+        "(SELECT string_agg(o.target, E'\\n' ORDER BY o.position, o.target) FROM outlink o"
+        " WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5)"
+    )
     in_chunk = 5000  # psycopg2 inlines values: no parameter limit, fewer round trips
 
     def _connect(self) -> Any:

@@ -28,13 +28,15 @@ keys are compared on every index descent, and their order means nothing. Texts t
 VARCHAR limit would reject on PostgreSQL what SQLite accepts.
 
 Version 2: URL keys by MD5 (``url_md5``, ``source_md5``, ``target_md5``), TEXT types.
-Version 3: the recrawl columns of ``url``; a version 2 store is migrated in place
-(``MIGRATIONS``: columns added, nothing rewritten).
+Version 3: the recrawl columns of ``url``. Version 4: what a crawl's item says of its
+URL besides (``canonical``, ``robots``, ``changed``, ``outlinks``) and each outlink's
+``position`` on its page, so that ``scrapy export`` writes the crawl's own fields. An
+older store is migrated in place (``MIGRATIONS``: columns added, nothing rewritten).
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS spitag_meta (
@@ -77,6 +79,10 @@ TABLES = [
         etag TEXT,
         last_modified TEXT,
         revisit_interval DOUBLE PRECISION,
+        canonical TEXT,
+        robots TEXT,
+        changed BOOLEAN,
+        outlinks INTEGER,
         PRIMARY KEY (crawl, url_md5)
     )""",
     "CREATE INDEX IF NOT EXISTS url_page ON url (page_id)",
@@ -93,6 +99,7 @@ TABLES = [
         target_md5 {key} NOT NULL,
         source TEXT NOT NULL,
         target TEXT NOT NULL,
+        position INTEGER,
         PRIMARY KEY (crawl, source_md5, target_md5)
     )""",
     "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target_md5)",
@@ -105,5 +112,12 @@ MIGRATIONS = {
         "ALTER TABLE url ADD COLUMN last_modified TEXT",
         "ALTER TABLE url ADD COLUMN revisit_interval DOUBLE PRECISION",
         "CREATE INDEX IF NOT EXISTS url_expires ON url (crawl, expires)",
+    ],
+    3: [
+        "ALTER TABLE url ADD COLUMN canonical TEXT",
+        "ALTER TABLE url ADD COLUMN robots TEXT",
+        "ALTER TABLE url ADD COLUMN changed BOOLEAN",
+        "ALTER TABLE url ADD COLUMN outlinks INTEGER",
+        "ALTER TABLE outlink ADD COLUMN position INTEGER",
     ],
 }
