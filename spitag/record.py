@@ -47,7 +47,12 @@ def now_iso() -> str:
 
 
 def content_type_of(response: Response) -> str:
-    raw = response.headers.get(b"Content-Type") or b""
+    return media_type(response.headers)
+
+
+def media_type(headers: Any) -> str:
+    """The ``Content-Type`` of ``headers`` without its parameters, lower case ("" if none)."""
+    raw = headers.get(b"Content-Type") or b""
     return raw.decode("latin-1").split(";", 1)[0].strip().lower()
 
 
@@ -55,7 +60,7 @@ def is_html(response: Response, content_type: str) -> bool:
     if content_type in HTML_TYPES:
         return True
     # No or a vague type: Scrapy sniffed the body (HtmlResponse), trust that.
-    return content_type in ("", "application/octet-stream", "text/plain") and (
+    return content_type in VAGUE_TYPES and (
         type(response).__name__ == "HtmlResponse"
     )
 

@@ -29,7 +29,7 @@ from spitag.options import Options
 from spitag.outcomes import SET_ASIDE, SETTLED, end
 from spitag.politeness import HostDown
 from spitag.recrawl import RecrawlPolicy, conditional_headers, settle
-from spitag.record import failure_item, profile_job, response_item, worth_its_body
+from spitag.record import failure_item, media_type, profile_job, response_item, worth_its_body
 from spitag.retry import RetryLater
 from spitag.scoring import Parent, semantic_score, strategy_from_options
 from spitag.seeds import default_crawl_id, load_seeds, raw_seeds
@@ -224,8 +224,7 @@ class SpitagSpider(scrapy.Spider):
         its body is never downloaded (``spitag.record``)."""
         if meta.url_of(request) is None:  # (robots.txt, the spider's own requests)
             return
-        content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").split(";", 1)[0].strip().lower()
-        if worth_its_body(content_type, self.use_sitemaps):
+        if worth_its_body(media_type(headers), self.use_sitemaps):
             return
         request.meta[meta.HEADERS_ONLY] = True
         self.stats.inc_value("spitag/pages/headers_only")

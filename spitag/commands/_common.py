@@ -63,6 +63,15 @@ def open_crawl_store(settings: BaseSettings, *, must_exist: bool = False) -> Sto
     return open_store(url, options.store_body)
 
 
+def require_stored_crawl(store: Store, crawl: str) -> None:
+    """BadInputError unless the store holds URLs of ``crawl`` (a typo in ``-a crawl=``),
+    naming the crawls it does hold."""
+    crawls = store.crawls()
+    if not any(name == crawl for name, _ in crawls):
+        known = ", ".join(f"{c} ({n} URLs)" for c, n in crawls) or "none"
+        raise BadInputError(f"crawl {crawl!r} has no URL in the store; crawls there: {known}")
+
+
 def frontier_for(settings: BaseSettings, crawl: str, **kwargs: Any) -> Frontier:
     """The crawl's frontier (``kwargs``: as for ``open_frontier``). A missing SQLite file
     is bad input (a typo in the path, or a command run in another folder than the

@@ -21,7 +21,14 @@ from scrapy.utils.conf import feed_process_params_from_cli
 from scrapy.utils.misc import load_object
 
 from spitag import parts
-from spitag.commands._common import add_crawl_option, open_crawl_store, reader_may_leave, report_error, spider_args
+from spitag.commands._common import (
+    add_crawl_option,
+    open_crawl_store,
+    reader_may_leave,
+    report_error,
+    require_stored_crawl,
+    spider_args,
+)
 from spitag.errors import BadInputError, SpitagError
 from spitag.scrapy_settings import check_output_path
 
@@ -61,10 +68,10 @@ class Command(ScrapyCommand):
             self.exitcode = report_error(exc)
             return
         try:
-            if not any(name == crawl for name, _ in store.crawls()):
-                known = ", ".join(f"{c} ({n} URLs)" for c, n in store.crawls()) or "none"
-                self.exitcode = report_error(BadInputError(
-                    f"crawl {crawl!r} has no URL in the store; crawls there: {known}"))
+            try:
+                require_stored_crawl(store, crawl)
+            except BadInputError as exc:
+                self.exitcode = report_error(exc)
                 return
             exporters = {**self.settings.getwithbase("FEED_EXPORTERS"), **parts.EXPORTERS}  # as a crawl's feeds
             exporter_class = load_object(exporters[fmt])

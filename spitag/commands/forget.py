@@ -19,11 +19,17 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import add_crawl_option, crawl_name, frontier_for, report_error, spider_args
+from spitag.commands._common import (
+    add_crawl_option,
+    crawl_name,
+    frontier_for,
+    open_crawl_store,
+    report_error,
+    spider_args,
+)
 from spitag.errors import BadInputError, SpitagError
 from spitag.frontier import crawl_names
 from spitag.options import Options
-from spitag.store import open_store, sqlite_path
 from spitag.urls import redact
 
 if TYPE_CHECKING:
@@ -68,9 +74,7 @@ class Command(ScrapyCommand):
             print(f"crawl {crawl!r} forgotten by frontier {redact(options.frontier)} ({done:,} URL(s) done)",
                   file=sys.stderr)
             if urls == "yes":
-                if options.store.startswith("sqlite:") and not sqlite_path(options.store).is_file():
-                    raise BadInputError(f"no store at {options.store} (set SPITAG_STORE as for the crawl)")
-                store = open_store(options.store)
+                store = open_crawl_store(self.settings, must_exist=True)
                 try:
                     gone_urls, gone_pages = store.forget(crawl)
                 finally:

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from spitag.commands._common import add_crawl_option, open_crawl_store, reader_may_leave, report_error, spider_args
+from spitag.commands._common import (
+    add_crawl_option,
+    open_crawl_store,
+    reader_may_leave,
+    report_error,
+    require_stored_crawl,
+    spider_args,
+)
 from spitag.errors import BadInputError, SpitagError
 from spitag.urls import try_normalize
 
@@ -57,10 +64,10 @@ class Command(ScrapyCommand):
             self.exitcode = report_error(exc)
             return
         try:
-            if not any(name == crawl for name, _ in store.crawls()):
-                listed = ", ".join(f"{c} ({n} URLs)" for c, n in store.crawls()) or "none"
-                self.exitcode = report_error(BadInputError(
-                    f"crawl {crawl!r} has no URL in the store; crawls there: {listed}"))
+            try:
+                require_stored_crawl(store, crawl)
+            except BadInputError as exc:
+                self.exitcode = report_error(exc)
                 return
             start = opts.start
             edges = store.links(crawl, start, opts.depth, reverse=opts.reverse)
