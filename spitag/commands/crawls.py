@@ -43,12 +43,12 @@ class Command(ScrapyCommand):
         fmt = spider_args(opts).get("format", "text").strip().lower()
         if fmt not in ("text", "json"):
             raise UsageError("-a format= takes text or json", print_help=False)
+        options = Options(self.settings)
         try:
-            crawls = list_crawls(Options(self.settings))
+            crawls = list_crawls(options)
         except SpitagError as exc:
             self.exitcode = report_error(exc)
             return
-        options = Options(self.settings)
         with reader_may_leave():
             if fmt == "json":
                 print(json.dumps(crawls, indent=1))
