@@ -161,6 +161,16 @@ class DirectorySite:
         out.update(p[: -len("index.html")] for p in self._files if p.endswith("/index.html"))
         return sorted(out)
 
+    def file_key(self, target: str) -> str | None:
+        """The file a request target is answered 200 with (``/x/`` → ``/x/index.html``),
+        or None (a redirect or a 404)."""
+        parts = urlsplit(target)
+        for path in dict.fromkeys((unquote(parts.path), parts.path)):
+            key = path + "index.html" if path.endswith("/") else path
+            if key in self._files:
+                return key
+        return None
+
     def respond(self, target: str) -> Response:
         parts = urlsplit(target)
         for path in dict.fromkeys((unquote(parts.path), parts.path)):
