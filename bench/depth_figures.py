@@ -22,7 +22,7 @@ from spitag.report import queries, write_reports
 from spitag.store import open_store
 
 FOCUS = "spitag"
-BASELINES = ("opic", "bfs", "importance", "spitag-legacy")  # the first that ran is the thesis' Nutch
+BASELINES = ("opic", "bfs", "importance", "parent")  # the first that ran is the thesis' Nutch
 
 
 def load_crawl(stores: Sequence[Path], crawl: str) -> list[queries.CrawlReport]:

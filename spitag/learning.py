@@ -1,7 +1,7 @@
 """What the crawl's strategy learns beyond its own parents, and what it tells the others.
 
-For a strategy that ranks hosts by what their pages showed (``spitag``,
-``spitag-legacy``: ``Strategy.learns_hosts``):
+For a strategy that ranks hosts by what their pages showed (``spitag``:
+``Strategy.learns_hosts``):
 
 * every page scraped with a profile is written to the frontier's learning log as
   (host, semantic score): the host ranking's S and n, for every worker; written with

@@ -308,23 +308,16 @@ _declare(
 )
 _declare(
     "Scoring",
-    ("STRATEGY", "spitag", choice("spitag", "spitag-legacy", "opic", "importance", "bfs"), "the order of the crawl"),
+    ("STRATEGY", "spitag", choice("spitag", "parent", "opic", "importance", "bfs"), "the order of the crawl"),
     ("SYNTAX_WEIGHTS", "{}", parsed_by("spitag.scoring:syntax_weights_setting", "JSON object: syntax → weight ≥ 0"),
      'weight of each syntax in a page\'s semantic score (every syntax 1 by default): `{"json-ld": 2, "microformat": 0}`'),
     ("EXPLORE_PAGES", 5, real(1, 1e9), "`spitag`: r of the Gittins index of an unseen site (pages a good site is expected to give)"),
-    ("HOMOPHILY", 0, real(0, 1), "`spitag`: β, how much a rich parent vouches for the other sites it links to"),
-    ("HOST_NAMES", 2, real(0, 100), "`spitag`: weight of what an unseen host's name predicts of its value (0: off)"),
     ("LINK_EVIDENCE", 1, real(0, 100), "`spitag`: weight of what the links found to an unseen host predict of its value (0: off)"),
     ("HOST_K", 0.25, real(0, 1e9), "`spitag`: k of the host rank (S + k · best) / (n + k), the pages a link's promise is worth"),
     ("RESCORE_SECONDS", 0.1, real(0, 3600),
      "`spitag`: hosts not fetched yet are ranked again by what the strategy expects of them now, at most this often; 0: never"),
     ("HOST_PROBE", True, FLAG,
-     "`spitag`, `spitag-legacy`: a host with nothing fetched yet gives one URL until that page is in"),
-    ("HOST_WEIGHT", 0.7, real(0, 1),
-     "`spitag-legacy`: weight of a host's learnt richness in the pop order; 0 turns host learning off for both `spitag` strategies"),
-    ("SCORE_HALF", 60, real(above=0), "`spitag-legacy`: the semantic score worth σ = ½"),
-    ("LINK_CASH", 0.1, real(0), "`spitag-legacy`: share of plain link cash"),
-    ("HOST_PRIOR", 0, real(0), "`spitag-legacy`: semantic score assumed for a host not fetched yet"),
+     "`spitag`: a host with nothing fetched yet gives one URL until that page is in"),
     ("IMPORTANCE_FACTOR", 0.5, real(0, 1), "`importance`: FACTOR of the formula"),
     ("MAX_LINK_NUM", 100, integer(1), "`importance`: MAX_LINK_NUM of the formula"),
 )
@@ -338,7 +331,16 @@ _declare(
 
 BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 # Settings a user may still have set, named in the refusal: old name → what to do instead.
-REMOVED: dict[str, str] = {}
+_LEGACY = "the `spitag-legacy` strategy it tuned was removed; `spitag` does not need it"
+REMOVED: dict[str, str] = {
+    "SPITAG_HOST_WEIGHT": _LEGACY + " (`spitag` always learns hosts; for hosts ranked by their best link, "
+                          "SPITAG_STRATEGY=parent)",
+    "SPITAG_SCORE_HALF": _LEGACY,
+    "SPITAG_LINK_CASH": _LEGACY,
+    "SPITAG_HOST_PRIOR": _LEGACY,
+    "SPITAG_HOMOPHILY": "removed: it did not lift the focus on the benchmark family (bench/README.md)",
+    "SPITAG_HOST_NAMES": "removed: the host-name model did not lift the focus on the benchmark family (bench/README.md)",
+}
 
 
 # -- reading ------------------------------------------------------------------------

@@ -9,11 +9,6 @@ sum S and count n of its pages fetched so far — enters the rank:
   ``(S + k · best) / (n + k)``: ``best`` (a link's estimate of a page of the host, in
   score units) counted as k pseudo-pages (``SPITAG_HOST_K``). k ≤ 0: the host's mean
   once it has pages, else ``best``.
-* ``blend`` (``spitag-legacy``): the priority squashed into [0, 1), ``link = best /
-  (best + 1)``, blended with σ of the host's mean, ``σ(m) = m / (m + half)``:
-  ``W · σ(mean) + (1 − W) · link`` (W = ``SPITAG_HOST_WEIGHT``, half =
-  ``SPITAG_SCORE_HALF``); a host with no page is taken to be as rich as ``prior``
-  (``SPITAG_HOST_PRIOR``), or ranked by ``link`` alone when that is 0.
 
 ``HostRanking.rank`` is the reference. The SQLite frontier calls it; the Redis frontier
 stores ``params()`` with the crawl and ranks in Lua (``frontier/redis/lua/rank.lua``),
@@ -24,16 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MODES = ("best", "posterior", "blend")
+MODES = ("best", "posterior")
 
 
 @dataclass(frozen=True)
 class HostRanking:
     mode: str = "best"
     k: float = 0.25  # posterior: the pages a link's promise is worth
-    weight: float = 0.0  # blend: W
-    half: float = 60.0  # blend: the score worth σ = ½
-    prior: float = 0.0  # blend: the score assumed for a host with no page
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -53,25 +45,18 @@ class HostRanking:
             return best
         if not pages and estimate is not None:
             best = estimate
-        if self.mode == "posterior":
-            if self.k <= 0:
-                return score_sum / pages if pages else best
-            return (score_sum + self.k * best) / (pages + self.k)
-        link = best / (best + 1.0) if best > 0 else 0.0
-        mean = score_sum / pages if pages else (self.prior if self.prior > 0 else None)
-        if mean is None:
-            return link
-        sigma = mean / (mean + self.half) if mean > 0 else 0.0
-        return self.weight * sigma + (1.0 - self.weight) * link
+        if self.k <= 0:
+            return score_sum / pages if pages else best
+        return (score_sum + self.k * best) / (pages + self.k)
 
     def params(self) -> dict[str, str]:
         """What a backend that ranks on its own side keeps with the crawl."""
-        return {"mode": self.mode, "k": repr(float(self.k)), "w": repr(float(self.weight)),
-                "half": repr(float(self.half)), "prior": repr(float(self.prior))}
+        return {"mode": self.mode, "k": repr(float(self.k))}
 
     @classmethod
     def from_params(cls, params: dict[str, str]) -> HostRanking:
-        if not params.get("mode"):
+        """The ranking a crawl stored; a mode this version does not rank by (``blend``, of
+        the removed ``spitag-legacy``) ranks by ``best``."""
+        if params.get("mode") not in MODES:
             return cls()
-        return cls(params["mode"], float(params.get("k", 0.25)), float(params.get("w", 0.0)),
-                   float(params.get("half", 60.0)), float(params.get("prior", 0.0)))
+        return cls(params["mode"], float(params.get("k", 0.25)))

@@ -5,7 +5,7 @@ When a URL is discovered again while it waits, the frontier combines the new
 contribution with its priority as the strategy says: ``sum`` for cash-like strategies
 (every parent adds), ``max`` for best-first ones. Higher priority is fetched first.
 
-Chosen by ``SPITAG_STRATEGY``: ``spitag`` (default), ``opic``, ``importance``, ``bfs``.
+Chosen by ``SPITAG_STRATEGY``: ``spitag`` (default), ``parent``, ``opic``, ``importance``, ``bfs``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 from spitag.errors import BadInputError
 from spitag.extract import SYNTAXES
-from spitag.hostnames import HostNameModel
 from spitag.linkevidence import LinkEvidence
+from spitag.pathmodel import PathModel
 from spitag.ranking import HostRanking
 
 if TYPE_CHECKING:
@@ -103,6 +103,22 @@ class BreadthFirst(Strategy):
         return -float(parent.depth + 1)
 
 
+class ParentScore(Strategy):
+    """``parent``: the thesis' idea in its plainest form, and the simple reference row of
+    the focus benchmark: a link's priority is the semantic score of the page it was
+    found on, best-first (the max over its parents); equal scores go shallowest first."""
+
+    name = "parent"
+    combine = "max"
+    ties_shallowest = True
+
+    def seed(self) -> float:
+        return SEED_PRIORITY
+
+    def contribution(self, parent: Parent, url: str) -> float:
+        return parent.score
+
+
 class OPIC(Strategy):
     """``opic`` (Abiteboul et al. 2003, Nutch's default): a seed holds cash 1; a fetched
     page splits its cash equally among its n outlinks, ``cash(child) += cash(p) / n``,
@@ -141,48 +157,10 @@ class Importance(Strategy):
         return self.factor * link_part + (1.0 - self.factor) / slashes
 
 
-class SpiTag(Strategy):
-    """The σ-cash formula of the first ``spitag`` strategy; its subclass ``SiteLearning``
-    is what ``SPITAG_STRATEGY=spitag`` runs now, ``spitag-legacy`` runs this one.
-
-    ``contribution = σ(p) + LINK_CASH · priority(p) / n``, with the normalized semantic
-    score ``σ(p) = s / (s + HALF)`` (s = the parent's semantic score, HALF =
-    ``SPITAG_SCORE_HALF``: the score worth σ = ½) and ``n`` its outlinks. Contributions
-    sum. Hosts rank by the ``blend`` of ``spitag.ranking`` (σ of the host's mean and the
-    squashed best priority: ``SPITAG_HOST_WEIGHT``, ``SPITAG_HOST_PRIOR``). Measured against
-    ``SiteLearning`` in ``bench/README.md`` (focus section).
-    """
-
-    name = "spitag"
-    combine = "sum"
-
-    def __init__(self, half: float = 10.0, link_cash: float = 0.1, ranking: HostRanking | None = None) -> None:
-        self.half = half
-        self.link_cash = link_cash
-        self.ranking = ranking or HostRanking("blend", weight=0.7, half=half)
-
-    @classmethod
-    def from_options(cls, options: Options) -> Strategy:
-        ranking = HostRanking("blend", weight=options.host_weight, half=options.score_half, prior=options.host_prior)
-        return cls(options.score_half, options.link_cash, ranking if options.host_weight > 0 else HostRanking())
-
-    def normalized(self, score: float) -> float:
-        return score / (score + self.half) if score > 0 else 0.0
-
-    def contribution(self, parent: Parent, url: str) -> float:
-        cash = self.link_cash * parent.priority / max(parent.outlinks, 1)
-        return self.normalized(parent.score) + cash
-
-
-class SpiTagLegacy(SpiTag):
-    """``spitag-legacy``: the σ-cash formula above, hosts ranked by the ``blend``."""
-
-    name = "spitag-legacy"
-
-
 WAITING_MAX = 100_000  # unseen hosts SiteLearning keeps re-estimating (a few MB)
 SEED_PRIORITY = 1e6  # ``spitag``'s seeds, in score units: more items than any page has
 DEPTH_TIE = 1e-5  # relative priority a link loses per layer of depth (ties only)
+PARENT_WEIGHT = 2.0  # pages of its site the linking page counts as, for a link on its own site
 
 
 def depth_discount(depth: int) -> float:
@@ -233,28 +211,28 @@ def gittins_index(values: Sequence[float], pages: float) -> float:
     return mu
 
 
-class SiteLearning(SpiTag):
+class SiteLearning(Strategy):
     """``spitag``: each outlink is given the semantic score its page is expected to
     have, in score units (items per page); best-first (``max``) over its parents.
 
     The crawl learns per site: pages of one site share templates, so the pages of a
-    site fetched so far predict its other pages far better than a link does. An
-    outlink of parent p (score s) to URL u gets
+    site fetched so far predict its other pages far better than a link does, and the
+    kind of a page shows in its URL path (``spitag.pathmodel``: a blog's posts against
+    its tag pages). An outlink of parent p (score s) to URL u gets
 
-    * ``s`` when u is on p's host: p is the nearest page of the same site;
-    * ``mean(h)`` when u's host h is another host this strategy has already seen
-      pages of (their mean score);
-    * ``g_u + β · (s − g_u)`` when u's host was never seen: ``g`` is what exploring an
+    * when u is on p's host h: the site's value ``(S + 2·s) / (n + 2)`` (S, n the score
+      sum and count of h's pages seen, p among them: the parent weighs as two pages,
+      ``PARENT_WEIGHT`` — the thesis' propagation from the parent, steadied by the
+      site), refined by what u's path section and shape scored on h so far;
+    * when h is another host this strategy has already seen pages of: h's mean,
+      refined the same way by u's path;
+    * ``g_u`` when h was never seen: ``g`` is what exploring an
       unseen site is worth (``gittins_index`` of the site means seen so far, with
-      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``g_u = g · e^(w·d + v·e)``
-      with d what the host's *name* predicts (``spitag.hostnames``: log of its value
-      over an average site's, learnt from the sites seen), w = ``SPITAG_HOST_NAMES``
-      (default 2, 0 = off), e what the *links* found to the host predict
-      (``spitag.linkevidence``: the mean score of the pages linking to it and how many
-      hosts link to it, weighed as the sites probed so far show they deserve),
-      v = ``SPITAG_LINK_EVIDENCE`` (default 1, 0 = off), and
-      ``β`` (``SPITAG_HOMOPHILY``, default 0) how much a rich parent vouches for the
-      sites it links to.
+      ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``g_u = g · e^(v·e)``
+      with e what the *links* found to the host predict (``spitag.linkevidence``: the
+      mean score of the pages linking to it and how many hosts link to it, weighed as
+      the sites probed so far show they deserve), v = ``SPITAG_LINK_EVIDENCE``
+      (default 1, 0 = off).
 
     The frontier ranks hosts by the posterior mean of their page score
     (the ``posterior`` of ``spitag.ranking``, ``SPITAG_HOST_K``):
@@ -264,7 +242,7 @@ class SiteLearning(SpiTag):
     own mean. A poor host that a link promised well drops as soon as its first page
     is learnt, which max-combined priorities alone could never do. ``best`` of an
     unseen host holds the ``g_u`` of the moment its links were found, and g and the
-    name and link models move as the crawl learns: ``estimates`` gives every unseen
+    link model move as the crawl learns: ``estimates`` gives every unseen
     host's ``g_u`` of now, and the scheduler has the frontier rank such a host by it
     (``LearningLog.rescore``, ``SPITAG_RESCORE_SECONDS``).
 
@@ -284,18 +262,12 @@ class SiteLearning(SpiTag):
     def __init__(
         self,
         explore_pages: float = 5.0,
-        homophily: float = 0.0,
-        half: float = 60.0,
-        link_cash: float = 0.1,
-        host_names: float = 2.0,
         link_evidence: float = 1.0,
         ranking: HostRanking | None = None,
     ) -> None:
-        super().__init__(half, link_cash, ranking or HostRanking("posterior"))
+        self.ranking = ranking or HostRanking("posterior")
+        self.paths = PathModel()
         self.explore_pages = explore_pages
-        self.homophily = homophily
-        self.host_names = host_names  # weight of the host-name prediction (0: off)
-        self.names = HostNameModel()
         self.link_evidence = link_evidence  # weight of what the links to a host predict (0: off)
         self.links = LinkEvidence()
         self.sites: dict[str, list[float]] = {}  # host → [score sum, pages]
@@ -308,9 +280,8 @@ class SiteLearning(SpiTag):
 
     @classmethod
     def from_options(cls, options: Options) -> Strategy:
-        ranking = HostRanking("posterior", k=options.host_k) if options.host_weight > 0 else HostRanking()
-        return cls(options.explore_pages, options.homophily, options.score_half, options.link_cash,
-                   options.host_names, options.link_evidence, ranking)
+        return cls(options.explore_pages, options.link_evidence,
+                   HostRanking("posterior", k=options.host_k))
 
     def seed(self) -> float:
         """Seeds (and sitemap URLs) first: above any semantic score."""
@@ -331,13 +302,10 @@ class SiteLearning(SpiTag):
             site = self.sites[host] = [0.0, 0]
             self.waiting.pop(host, None)
             if self.link_evidence:
-                name = self.names.deviation(host) if self.host_names else 0.0
-                self.links.learn(host, score_sum / pages, name)
+                self.links.learn(host, score_sum / pages)
         site[0] += score_sum
         site[1] += pages
         self._observed += pages
-        if self.host_names:
-            self.names.learn(host, site[0] / site[1])
 
     def share(self) -> None:
         """From now on, gather the links found to hosts not fetched yet for
@@ -371,8 +339,6 @@ class SiteLearning(SpiTag):
             self._index = gittins_index(means, self.explore_pages)
             self._index_at = self._observed
             self.refits += 1
-            if self.host_names:
-                self.names.refit()
             if self.link_evidence:
                 self.links.refit()
         return self._index
@@ -383,43 +349,37 @@ class SiteLearning(SpiTag):
         if parent.url != self._last_parent:
             self._last_parent = parent.url
             self.observe(parent_host, parent.score)
+            self.paths.learn(parent.url, parent.score)
         host = _host(url)
         if host == parent_host:
-            return parent.score
+            score_sum, pages = self.sites[host]
+            return self.paths.predict(url, (score_sum + PARENT_WEIGHT * parent.score) / (pages + PARENT_WEIGHT))
         known = self.site_mean(host)
         if known is not None:
-            return known
+            return self.paths.predict(url, known)
         if self.link_evidence:
             self.links.saw_link(host, parent_host, parent.score)
         if host not in self.waiting:
             if len(self.waiting) >= WAITING_MAX:  # the one re-ranked longest ago keeps its rank
                 del self.waiting[next(iter(self.waiting))]
             self.waiting[host] = None
-        g = self.unseen_value(host)
-        return g + self.homophily * (parent.score - g)
+        return self.unseen_value(host)
 
     def unseen_value(self, host: str) -> float:
         """What a page of a host not fetched yet is expected to score, as far as the
-        crawl knows now: ``g · e^(w·d + v·e)`` (g the Gittins index, d and e what the
-        host's name and the links found to it predict)."""
+        crawl knows now: ``g · e^(v·e)`` (g the Gittins index, e what the links found
+        to the host predict)."""
         g = self.explore_value()
-        deviation = 0.0
-        if self.host_names:
-            deviation += self.host_names * self.names.deviation(host)
-        if self.link_evidence:
-            deviation += self.link_evidence * self.links.deviation(host)
-        return g * math.exp(deviation) if deviation else g
+        if not self.link_evidence:
+            return g
+        return g * math.exp(self.link_evidence * self.links.deviation(host))
 
     def estimates(self, limit: int = 0) -> list[tuple[str, float]]:
         """What each host this strategy valued as unseen, and not learnt since, is
         worth now (``unseen_value``): the frontier ranks such a host by it
         (``LearningLog.rescore``) instead of the value its links got when they were found,
-        which froze g and the name and link models of that moment. ``limit`` > 0:
-        at most that many, the longest-waiting first, the rest on the next calls.
-        None with ``SPITAG_HOMOPHILY`` > 0: a link's value then holds its parent's score,
-        which a host's estimate cannot recompute."""
-        if self.homophily > 0:
-            return []
+        which froze g and the link model of that moment. ``limit`` > 0:
+        at most that many, the longest-waiting first, the rest on the next calls."""
         hosts = list(self.waiting)
         if 0 < limit < len(hosts):
             hosts = hosts[:limit]
@@ -437,7 +397,7 @@ def _host(url: str) -> str:
 
 
 STRATEGIES: dict[str, type[Strategy]] = {
-    s.name: s for s in (SiteLearning, SpiTagLegacy, OPIC, Importance, BreadthFirst)
+    s.name: s for s in (SiteLearning, ParentScore, OPIC, Importance, BreadthFirst)
 }
 
 

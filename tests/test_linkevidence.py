@@ -135,8 +135,8 @@ def parent(url: str, score: float) -> Parent:
 
 
 def test_site_learning_uses_the_links() -> None:
-    on = SiteLearning(explore_pages=1, host_names=0.0, link_evidence=1.0)
-    off = SiteLearning(explore_pages=1, host_names=0.0, link_evidence=0.0)
+    on = SiteLearning(explore_pages=1, link_evidence=1.0)
+    off = SiteLearning(explore_pages=1, link_evidence=0.0)
     for s in (on, off):
         # a homophilous web: site b<k> is linked from site a<k> and worth what a<k> is
         for k in range(20):
@@ -166,8 +166,8 @@ def test_workers_that_share_their_links_learn_what_one_worker_would() -> None:
     """Two workers each score half of the pages; with the links each one found heard by
     the other (and each one's pages absorbed, as the frontier feeds them), both hold the
     link evidence and the regression samples of one worker that scored every page."""
-    one = SiteLearning(explore_pages=1, host_names=0.0)
-    a, b = (SiteLearning(explore_pages=1, host_names=0.0) for _ in range(2))
+    one = SiteLearning(explore_pages=1)
+    a, b = (SiteLearning(explore_pages=1) for _ in range(2))
     a.share()
     b.share()
     rng = random.Random(5)

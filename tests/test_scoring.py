@@ -10,7 +10,7 @@ from spitag.scoring import (
     BreadthFirst,
     Importance,
     Parent,
-    SpiTag,
+    ParentScore,
     semantic_score,
 )
 from tests.support.settings import options, strategy
@@ -51,22 +51,14 @@ def test_importance_formula() -> None:
     assert s.contribution(parent(outlinks=500), "http://a.test/") == pytest.approx(0.5 + 0.5)
 
 
-def test_spitag_contribution() -> None:
-    s = SpiTag(half=10.0, link_cash=0.1)
-    # σ = 30 / (30 + 10) = 0.75, plus 0.1 · 0.6 / 4 = 0.015
-    assert s.contribution(parent(score=30.0, priority=0.6, outlinks=4), "x") == pytest.approx(0.765)
-    # a poor parent still passes a little link cash
-    assert s.contribution(parent(score=0.0, priority=0.6, outlinks=4), "x") == pytest.approx(0.015)
-
-
 def test_strategies_from_settings() -> None:
-    assert isinstance(strategy(), SpiTag)
+    assert isinstance(strategy(SPITAG_STRATEGY="parent"), ParentScore)
     imp = strategy(SPITAG_STRATEGY="importance", SPITAG_IMPORTANCE_FACTOR="0.2")
     assert isinstance(imp, Importance) and imp.factor == 0.2
     with pytest.raises(BadInputError, match="SPITAG_STRATEGY='pagerank' is not one of"):
         strategy(SPITAG_STRATEGY="pagerank")
-    with pytest.raises(BadInputError, match="SPITAG_SCORE_HALF"):
-        strategy(SPITAG_SCORE_HALF="-1")
+    with pytest.raises(BadInputError, match="SPITAG_HOST_K"):
+        strategy(SPITAG_HOST_K="-1")
     with pytest.raises(BadInputError, match="SPITAG_IMPORTANCE_FACTOR"):
         strategy(SPITAG_IMPORTANCE_FACTOR="1.5")
     with pytest.raises(BadInputError, match="unknown syntax"):

@@ -9,7 +9,6 @@ from spitag.errors import BadInputError
 from spitag.scoring import (
     Parent,
     SiteLearning,
-    SpiTagLegacy,
     depth_discount,
     gittins_index,
 )
@@ -66,15 +65,8 @@ def test_host_posterior() -> None:
     assert HostRanking().rank(40.0, 10.0, 1) == 40.0
 
 
-def test_the_blend_ranks_unknown_hosts_by_their_squashed_link() -> None:
-    blend = HostRanking("blend", weight=0.7, half=10.0)
-    assert blend.rank(0.25) == pytest.approx(0.2)  # 0.25 / 1.25
-    assert blend.rank(0.25, 60.0, 2) == pytest.approx(0.7 * 30 / 40 + 0.3 * 0.2)
-    assert HostRanking("blend", weight=0.7, half=10.0, prior=10.0).rank(0.25) == pytest.approx(0.35 + 0.06)
-
-
 def test_site_learning_contributions() -> None:
-    s = SiteLearning(explore_pages=2, homophily=0.0)
+    s = SiteLearning(explore_pages=2)
     assert s.combine == "max" and s.learns_hosts
     p = parent("http://a.test/", score=30.0)
     # same host: the parent's own score
@@ -94,7 +86,7 @@ def test_site_learning_contributions() -> None:
 def test_absorbed_pages_count_like_observed_ones() -> None:
     """What the frontier learnt without this strategy (a resume, other workers) is
     learnt as if observed: a host's pages at once, by their sum and count."""
-    s = SiteLearning(explore_pages=2, homophily=0.0)
+    s = SiteLearning(explore_pages=2)
     s.absorb("b.test", 270.0, 3)  # three pages of b, mean 90
     s.absorb("b.test", 0.0, 0)  # nothing: no change
     p = parent("http://a.test/", score=30.0)
@@ -108,7 +100,7 @@ def test_absorbed_pages_count_like_observed_ones() -> None:
 
 def test_equal_estimates_go_shallowest_first() -> None:
     """The depth discount: what breaks ties, and nothing else."""
-    s = SiteLearning(explore_pages=2, homophily=0.0)
+    s = SiteLearning(explore_pages=2)
     shallow = parent("http://a.test/", score=30.0, depth=1)
     deep = parent("http://a.test/deep", score=30.0, depth=40)
     assert s.contribution(shallow, "http://a.test/x") == s.contribution(deep, "http://a.test/y") == 30.0
@@ -117,12 +109,12 @@ def test_equal_estimates_go_shallowest_first() -> None:
     assert s.priority(deep, "http://a.test/y") < s.priority(shallow, "http://a.test/x")
     # a better estimate still wins at any depth: 0.1 % at depth 100
     richer = parent("http://a.test/rich", score=30.1, depth=100)
-    assert s.priority(richer, "http://a.test/z") > s.priority(shallow, "http://a.test/x")
+    assert SiteLearning().priority(richer, "http://a.test/z") > SiteLearning().priority(shallow, "http://a.test/x")
     assert depth_discount(0) == 1.0 and depth_discount(-3) == 1.0
 
 
 @pytest.mark.parametrize("name, discounted", [
-    ("spitag", True), ("importance", True), ("bfs", False), ("opic", False), ("spitag-legacy", False),
+    ("spitag", True), ("parent", True), ("importance", True), ("bfs", False), ("opic", False),
 ])
 def test_which_strategies_break_ties_by_depth(name: str, discounted: bool) -> None:
     """Max-combined estimates that tie get the discount; bfs (already its depth) and the
@@ -136,7 +128,7 @@ def test_which_strategies_break_ties_by_depth(name: str, discounted: bool) -> No
 def test_estimates_of_waiting_hosts_follow_what_the_strategy_learns(monkeypatch) -> None:
     """``estimates``: every host valued as unseen and not learnt since, at what it is
     worth now (the frontier re-ranks them by it), in slices of the longest-waiting."""
-    s = SiteLearning(explore_pages=2, homophily=0.0, host_names=0.0, link_evidence=0.0)
+    s = SiteLearning(explore_pages=2, link_evidence=0.0)
     p = parent("http://a.test/", score=30.0)
     for host in ("b", "c", "d"):
         assert s.contribution(p, f"http://{host}.test/") == pytest.approx(30.0)  # g over a (30)
@@ -155,36 +147,19 @@ def test_estimates_of_waiting_hosts_follow_what_the_strategy_learns(monkeypatch)
     monkeypatch.setattr(scoring, "WAITING_MAX", 2)
     s.contribution(p, "http://f.test/")
     assert [h for h, _ in s.estimates()] == ["e.test", "f.test"]
-    # with homophily a link's value holds its parent's score: nothing to re-rank by
-    h = SiteLearning(explore_pages=2, homophily=0.5)
-    h.contribution(p, "http://b.test/")
-    assert h.estimates() == []
-
-
-def test_site_learning_homophily() -> None:
-    s = SiteLearning(explore_pages=1, homophily=0.5)
-    p = parent("http://a.test/", score=50.0)
-    # g = 50 (one site); β = 0.5: 50 + 0.5 · (50 − 50) = 50
-    assert s.contribution(p, "http://new.test/") == pytest.approx(50.0)
-    q = parent("http://b.test/", score=10.0)
-    # g = mean(50, 10) = 30; 30 + 0.5 · (10 − 30) = 20
-    assert s.contribution(q, "http://other.test/") == pytest.approx(20.0)
 
 
 def test_settings_and_names() -> None:
     default = strategy()
     assert isinstance(default, SiteLearning) and default.name == "spitag"
-    legacy = strategy(SPITAG_STRATEGY="spitag-legacy")
-    assert isinstance(legacy, SpiTagLegacy) and legacy.combine == "sum"
-    assert (default.ranking, legacy.ranking) == (HostRanking("posterior", k=0.25),
-                                                 HostRanking("blend", weight=0.7, half=60.0))
-    assert default.learns_hosts and legacy.learns_hosts and not strategy(SPITAG_STRATEGY="bfs").learns_hosts
-    off = strategy(SPITAG_HOST_WEIGHT="0")  # host learning off: hosts by their best link
-    assert off.ranking == HostRanking() and not off.learns_hosts
+    assert default.ranking == HostRanking("posterior", k=0.25)
+    assert default.learns_hosts and not strategy(SPITAG_STRATEGY="bfs").learns_hosts
+    assert not strategy(SPITAG_STRATEGY="parent").learns_hosts
     assert default.seed() > 1e5  # seeds before any page, in score units
-    tuned = strategy(SPITAG_EXPLORE_PAGES="4", SPITAG_HOMOPHILY="0.25", SPITAG_HOST_K="2")
-    assert (tuned.explore_pages, tuned.homophily, tuned.ranking.k) == (4.0, 0.25, 2.0)
+    tuned = strategy(SPITAG_EXPLORE_PAGES="4", SPITAG_HOST_K="2", SPITAG_LINK_EVIDENCE="0")
+    assert (tuned.explore_pages, tuned.ranking.k, tuned.link_evidence) == (4.0, 2.0, 0.0)
     with pytest.raises(BadInputError, match="SPITAG_EXPLORE_PAGES"):
         strategy(SPITAG_EXPLORE_PAGES="0.5")
-    with pytest.raises(BadInputError, match="SPITAG_HOMOPHILY"):
-        strategy(SPITAG_HOMOPHILY="2")
+    for removed in ("SPITAG_HOMOPHILY", "SPITAG_HOST_WEIGHT", "SPITAG_SCORE_HALF", "SPITAG_HOST_NAMES"):
+        with pytest.raises(BadInputError, match=f"{removed} is no longer read"):
+            strategy(**{removed: "1"})

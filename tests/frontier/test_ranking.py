@@ -11,17 +11,6 @@ from spitag.ranking import HostRanking
 from tests.frontier.conftest import entry
 
 
-def test_learnt_host_yield_lifts_its_rank(make) -> None:
-    f = make(politeness=Politeness(delay=0.0, per_host=1), ranking=HostRanking("blend", weight=0.7, half=10.0))
-    f.queue.push([entry("http://poor.test/a", 1.0), entry("http://rich.test/a", 0.25)], "sum")
-    # unknown hosts rank by their squashed best priority: poor 0.5 > rich 0.2
-    f.learning.learn([("rich.test", 20.0), ("rich.test", 40.0)])  # mean 30: 0.7 · 30/40 + 0.3 · 0.2 = 0.585 > 0.5
-    assert [e.host for e in f.queue.pop(1)] == ["rich.test"]
-    f.learning.learn([("poor.test", 1.0)])  # poor: 0.7 · 1/11 + 0.3 · 0.5 ≈ 0.21
-    f.queue.push([entry("http://rich.test/b", 0.25)], "sum")
-    assert [e.host for e in f.queue.pop(1)] == ["rich.test"]
-
-
 def test_posterior_host_ranking(make) -> None:
     """``spitag``: hosts rank by (S + k·best) / (n + k), S and n learnt, best their top link."""
     f = make(politeness=Politeness(delay=0.0, per_host=1), ranking=HostRanking("posterior", k=0.25))
@@ -85,8 +74,7 @@ def test_the_redis_frontier_ranks_hosts_as_the_python_reference_does(redis_url: 
     )
     rnd = random.Random(11)
     rankings = [HostRanking(), HostRanking("posterior", k=0.25), HostRanking("posterior", k=2.0),
-                HostRanking("posterior", k=0.0), HostRanking("blend", weight=0.7, half=60.0),
-                HostRanking("blend", weight=0.3, half=5.0, prior=12.0)]
+                HostRanking("posterior", k=0.0)]
     for i, ranking in enumerate(rankings):
         prefix = f"spitag:rank{i}:"
         client.hset(prefix + "cfg", mapping=ranking.params())
@@ -97,4 +85,8 @@ def test_the_redis_frontier_ranks_hosts_as_the_python_reference_does(redis_url: 
             lua = float(script(args=[prefix, best, score_sum, pages]))
             assert lua == pytest.approx(ranking.rank(best, score_sum, pages), rel=1e-12, abs=1e-12), (ranking, best)
     assert float(script(args=["spitag:no-cfg:", 7.5, 3.0, 2])) == 7.5  # no ranking kept: by best
+    # a crawl of the removed spitag-legacy kept "blend": ranked by best, in Lua as in Python
+    client.hset("spitag:old:cfg", mapping={"mode": "blend", "k": "0.25", "w": "0.7", "half": "60", "prior": "0"})
+    assert float(script(args=["spitag:old:", 7.5, 3.0, 2])) == 7.5
+    assert HostRanking.from_params({"mode": "blend", "w": "0.7"}) == HostRanking()
     client.close()
