@@ -7,8 +7,9 @@
 The webs are built from the corpus' 20 whole real websites (``bench/realweb.py``: the
 sites under their own names, the links between them drawn by a documented model).
 The sites are split once, before any tuning (``realweb.split_sites``), and each part
-gives three webs that differ in how sites link to each other (locality 0, 0.3, 0.6)
-and in their seeds. ``--redis-workers N``: every crawl is N workers on one Redis
+gives four webs that differ in how sites link to each other (locality 0, 0.3, 0.6),
+in their seeds, and in whether URL paths say what a page is (the sites' own paths, or
+opaque ones: ``-opaque``). ``--redis-workers N``: every crawl is N workers on one Redis
 frontier, each with an N-th of the page budget; the harvest is the crawl's, from the
 server's arrival order, whichever worker fetched a page. Every web is crawled by every strategy, interleaved (each run:
 every strategy once), with the same seeds and the same page budget, once per
@@ -62,11 +63,14 @@ class WebSpec:
     part: str
     locality: float
     seed: int
+    opaque: bool = False  # URL paths that say nothing of a page (``RealWeb``'s ``opaque``)
 
 
 FAMILY = (
     WebSpec("tune-l0", "tune", 0.0, 1), WebSpec("tune-l3", "tune", 0.3, 2), WebSpec("tune-l6", "tune", 0.6, 3),
+    WebSpec("tune-l3-opaque", "tune", 0.3, 4, opaque=True),
     WebSpec("eval-l0", "eval", 0.0, 101), WebSpec("eval-l3", "eval", 0.3, 102), WebSpec("eval-l6", "eval", 0.6, 103),
+    WebSpec("eval-l3-opaque", "eval", 0.3, 104, opaque=True),
 )
 
 
@@ -192,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {o: {} for o in objectives}
     for spec in specs:
         web = RealWeb(top, parts[spec.part], LinkModel(seed=spec.seed, locality=spec.locality),
-                      args.work / "real-sites-counts.json")
+                      args.work / "real-sites-counts.json", opaque=spec.opaque)
         graph = web.graph()
         seeds = [u for u in (web.resolve(s) for s in web.seeds) if u]
         summary = web.summary()

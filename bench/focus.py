@@ -31,8 +31,7 @@ agree with the true ones.
 redis-server started for the benchmark on 127.0.0.1), each with its own store and an
 N-th of the page budget: does the focus survive the scale-out?
 
-``--hold a|b``: the web of one seeded half of the corpus' hosts (the simulator's
-``hold-a`` / ``hold-b``): other sites, other templates, another oracle.
+``--hold a|b``: the web of one seeded half of the corpus' hosts: other sites, other templates, another oracle.
 
 Settings that differ from the project's defaults, and why: ``ROBOTSTXT_OBEY=False``
 (the generated sites have no robots.txt; with it on, every host costs one extra 404
@@ -447,8 +446,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seeds", type=int, default=d.seeds, help="random generated homes among the seeds")
     p.add_argument("--no-flink", action="store_true", help="leave the flink site out")
     p.add_argument("--hold", choices=("a", "b"), default=None,
-                   help="build the web from one seeded half of the corpus' hosts only (the simulator's "
-                   "hold-a / hold-b)")
+                   help="build the web from one seeded half of the corpus' hosts only")
     p.add_argument("--split-seed", type=int, default=HOLD_SPLIT_SEED, help="seed of the --hold split")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for true counts")
     p.add_argument("--redis-workers", type=int, default=0,

@@ -1,6 +1,6 @@
 """What a crawl harvested: the mean semantic items of its first K pages, and the order
 a crawler knowing every page's count would fetch them in (the oracle). Shared by the
-focus benchmark and its simulator."""
+focus benchmarks."""
 
 from __future__ import annotations
 

@@ -21,6 +21,11 @@ pages. The links are added at the end of ``<body>`` as one plain ``<div>`` of ``
 which no syntax counts as an item. The crawl starts from the home pages of ``seeds``
 sites drawn by the seed.
 
+With ``opaque``, every HTML page but a site's home is served at ``/p<digest>.html``
+and every link to a page of the web (the site's own links, the model's, redirects
+followed) is rewritten to match: a web whose URL paths say nothing of what a page is
+(anchor texts stay as the sites wrote them).
+
 ``count_of(host, target)`` is the true count of the page a request was answered 200
 with (the benchmark's own count, ``bench.webgen.semantic_counts``, per syntax, so an
 objective weighs syntaxes as the crawl was told to); ``graph()`` is the link graph
@@ -61,6 +66,8 @@ REDIRECTS_FOLLOWED = 5
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 _BODY_END = re.compile(rb"</body\s*>", re.I)
 _REFRESH = re.compile(rb"<meta[^>]+http-equiv=[\"']?refresh", re.I)
+_HREF = re.compile(rb"""(\bhref\s*=\s*)("[^"]*"|'[^']*'|[^\s"'>]+)""", re.I)
+_REFRESH_URL = re.compile(rb"""(\bcontent\s*=\s*["']?\s*\d*\s*;\s*url\s*=\s*)([^"'>\s]+)""", re.I)
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,9 @@ class LinkedSite:
         self.outlinks = outlinks  # file key → [(url, anchor)]
         self._cache: dict[str, Response] = {}
 
+    def file_key(self, target: str) -> str | None:
+        return self.directory.file_key(target)
+
     def respond(self, target: str) -> Response:
         key = self.directory.file_key(target)
         response = self.directory.respond(target)
@@ -142,11 +152,38 @@ def with_links(body: bytes, links: Sequence[tuple[str, str]]) -> bytes:
     return body[:at] + block + body[at:]
 
 
+class OpaqueSite:
+    """A site of the web at opaque paths (``RealWeb``'s ``opaque``): each HTML page at
+    ``paths[key]``, its links rewritten by ``rewrite``; any other path is not found."""
+
+    def __init__(self, inner: LinkedSite, url_of: Mapping[str, str], rewrite: Any) -> None:
+        self.inner = inner
+        self.directory = inner.directory
+        self.url_of = url_of  # file key → the URL it is served at
+        self.key_at = {urlsplit(url).path: key for key, url in url_of.items()}
+        self.rewrite = rewrite
+        self._cache: dict[str, Response] = {}
+
+    def file_key(self, target: str) -> str | None:
+        return self.key_at.get(urlsplit(target).path or "/")
+
+    def respond(self, target: str) -> Response:
+        key = self.file_key(target)
+        if key is None:
+            return Response.not_found()
+        cached = self._cache.get(key)
+        if cached is None:
+            response = self.inner.respond(key)
+            cached = self._cache[key] = Response(response.status, self.rewrite(response.body, key),
+                                                 content_type=response.content_type)
+        return cached
+
+
 class RealWeb:
     """The sites of one part of the split, linked by ``model``."""
 
     def __init__(self, top: Path, hosts: Sequence[str], model: LinkModel, counts_cache: Path | None = None,
-                 workers: int = 2) -> None:
+                 workers: int = 2, opaque: bool = False) -> None:
         self.model = model
         entries = {s["host"]: s for s in manifest(top)}
         unknown = sorted(set(hosts) - set(entries))
@@ -169,7 +206,11 @@ class RealWeb:
                     self.aliases.add((host, key))
         self.detail = self._count(counts_cache, workers)  # (host, key) → counts per syntax
         self.outlinks = self._draw_links()
-        self.sites = {h: LinkedSite(d, self.outlinks[h]) for h, d in self.directories.items()}
+        self.sites: dict[str, LinkedSite | OpaqueSite] = {
+            h: LinkedSite(d, self.outlinks[h]) for h, d in self.directories.items()}
+        self.opaque: dict[tuple[str, str], str] = {}  # (host, file key) → its opaque URL
+        if opaque:
+            self._make_opaque()
         rng = random.Random(f"seeds:{model.seed}")
         self.seeds = [self.home(h) for h in rng.sample(self.hosts, min(model.seeds, len(self.hosts)))]
 
@@ -190,8 +231,8 @@ class RealWeb:
     def count_of(self, host: str, target: str, weights: Mapping[str, float] | None = None) -> float | None:
         """The true value of the page ``target`` of ``host`` answered 200 with; None
         when the web does not serve one there."""
-        directory = self.directories.get(host)
-        key = directory.file_key(target) if directory else None
+        site = self.sites.get(host)
+        key = site.file_key(target) if site else None
         if key is None or (host, key) not in self.detail:
             return None
         return self.value(self.detail[host, key], weights)
@@ -267,6 +308,58 @@ class RealWeb:
                 pages[key] = links
         return out
 
+    # -- opaque paths -----------------------------------------------------------------
+
+    def _make_opaque(self) -> None:
+        for host in self.hosts:
+            home = self.directories[host].file_key(self.base[host])
+            for key in self.pages[host]:
+                digest = hashlib.sha1(f"{host}{key}".encode()).hexdigest()[:12]
+                self.opaque[host, key] = self.home(host) if key == home else f"http://{host}/p{digest}.html"
+        for host in self.hosts:
+            url_of = {key: self.opaque[host, key] for key in self.pages[host]}
+            self.sites[host] = OpaqueSite(self.sites[host], url_of,  # type: ignore[arg-type]
+                                          lambda body, key, host=host: self._rewrite(body, self.url(host, key)))
+
+    def _rewrite(self, body: bytes, base: str) -> bytes:
+        """``body`` (of the page at ``base``, its original URL) with every link to a
+        page of the web pointing at that page's opaque URL."""
+        def swap(m: re.Match[bytes], quote: bytes) -> bytes:
+            raw = m.group(2)
+            value = raw[1:-1] if raw[:1] in (b'"', b"'") else raw
+            try:
+                page = self._original_page(urljoin(base, unescape(value.decode("utf-8", "replace")).strip()))
+            except ValueError:  # not a URL (a bad IPv6 literal and the like): left as it is
+                page = None
+            if page is None:
+                return m.group(0)
+            return m.group(1) + quote + escape(self.opaque[page]).encode() + quote
+
+        body = _HREF.sub(lambda m: swap(m, b'"'), body)
+        return _REFRESH_URL.sub(lambda m: swap(m, b""), body)  # inside content="…": no quotes of its own
+
+    def _original_page(self, url: str) -> tuple[str, str] | None:
+        """The page of the web (host, file key) an original URL ends at, its redirects
+        followed; None for anything else."""
+        for _ in range(REDIRECTS_FOLLOWED):
+            try:
+                parts = urlsplit(url)
+                host = (parts.hostname or "").lower()
+            except ValueError:
+                return None
+            directory = self.directories.get(host)
+            if directory is None or parts.scheme not in ("http", "https"):
+                return None
+            key = directory.file_key(parts.path or "/")
+            if key is not None:
+                return (host, key) if (host, key) in self.detail else None
+            response = directory.respond(parts.path or "/")
+            location = response.header("Location")
+            if response.status not in (301, 302, 303, 307, 308) or not location:
+                return None
+            url = urljoin(url, location)
+        return None
+
     # -- the oracle's graph ---------------------------------------------------------------
 
     def resolve(self, url: str) -> str | None:
@@ -280,7 +373,7 @@ class RealWeb:
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             response = site.respond(target)
             if response.status == 200:
-                key = site.directory.file_key(target)
+                key = site.file_key(target)
                 return url if key is not None and (parts.hostname, key) in self.detail else None
             location = response.header("Location")
             if response.status not in (301, 302, 303, 307, 308) or not location:

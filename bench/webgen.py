@@ -100,7 +100,7 @@ def corpus_dir(explicit: str | os.PathLike[str] | None = None, flink: bool = Tru
 
 def corpus_stamp(corpus: Path, flink: bool = True) -> str:
     """What identifies a corpus: its archives' paths, sizes and modification times.
-    Caches built from a corpus (unpacked folders, simulator graphs) are keyed by it,
+    Caches built from a corpus (unpacked folders) are keyed by it,
     so another corpus — or a new version of this one — never reuses them."""
     return "-".join(_archive_key(corpus / name) for name in _archives(flink))
 
@@ -122,8 +122,7 @@ def _archive_key(archive: Path) -> str:
 
 
 def _unpacked(archive: Path, dest: Path) -> Path:
-    """Unpack into a temporary folder, then rename it into place: parallel jobs (the
-    simulator's pool) may race, and a folder that exists is always whole."""
+    """Unpack into a temporary folder, then rename it into place: parallel jobs may race, and a folder that exists is always whole."""
     folder = dest / f"{archive.name}-{_archive_key(archive)}"
     marker = folder / ".unpacked"  # holds the unpacked top folder, relative to ``folder``
     if not marker.is_file():
@@ -957,8 +956,7 @@ HOLD_SPLIT_SEED = 12345  # the split every hold-out figure of bench/README.md wa
 
 
 def split_hosts(hosts: Iterable[str], seed: int = HOLD_SPLIT_SEED) -> dict[str, list[str]]:
-    """The corpus' hosts in two seeded random halves, ``a`` and ``b`` (the simulator's
-    ``hold-a`` / ``hold-b``; its first knob sweeps ran on ``a``): a web of ``b`` has other
+    """The corpus' hosts in two seeded random halves, ``a`` and ``b``: a web of ``b`` has other
     sites, templates and values, as a web built from another corpus would."""
     shuffled = sorted(set(hosts) - {FLINK_HOST})
     random.Random(seed).shuffle(shuffled)

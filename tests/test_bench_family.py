@@ -89,6 +89,28 @@ def test_web_links_sites_and_counts_their_pages(corpus: Path, tmp_path: Path) ->
         assert targets and targets <= (rich if host in rich else set(near.hosts) - rich) - {host}
 
 
+def test_opaque_web_serves_every_page_at_a_path_that_says_nothing(corpus: Path, tmp_path: Path) -> None:
+    top = unpack(corpus, tmp_path)
+    hosts = ["rich-a.test", "poor-a.test"]
+    model = LinkModel(seed=3, roll=1, inline=1.0)
+    plain = RealWeb(top, hosts, model, tmp_path / "counts.json", workers=1)
+    web = RealWeb(top, hosts, model, tmp_path / "counts.json", workers=1, opaque=True)
+    graph = web.graph()
+    # the same pages, reached from the same seeds (homes keep their paths)
+    assert web.seeds == plain.seeds and len(graph) == len(plain.graph())
+    post = web.opaque["rich-a.test", "/posts/one/index.html"]
+    assert post in graph and "posts" not in post and post.endswith(".html")
+    assert web.count_of("rich-a.test", post[len("http://rich-a.test"):]) == plain.count_of("rich-a.test", "/posts/one/")
+    # no page is served at its original path, and no page links to one
+    assert web.count_of("rich-a.test", "/posts/one/") is None
+    assert web.sites["rich-a.test"].respond("/posts/one/").status == 404
+    for url in graph:
+        body = web.sites[url.split("/")[2]].respond("/" + url.split("/", 3)[3]).body
+        assert b"/posts/" not in body and b"/tags/" not in body, url
+    # the blend of values is unchanged: same values in the same multiset
+    assert sorted(web.values(list(graph), None).values()) == sorted(plain.values(list(plain.graph()), None).values())
+
+
 def test_with_links_goes_before_the_last_body_end() -> None:
     assert with_links(b"<body>x</body></html>", [("http://b.test/", "B & co")]) == (
         b'<body>x<div><a href="http://b.test/">B &amp; co</a> </div></body></html>')
