@@ -1,7 +1,6 @@
 """What the links to a site say about it before its first page, learnt during the crawl.
 
-A host that has not been fetched yet is known by its name (``spitag.hostnames``) and
-by the links found to it. On the real web those links often carry the site's value:
+A host that has not been fetched yet is known by the links found to it. On the real web those links often carry the site's value:
 rich pages tend to link to sites like them (topical locality, the premise of focused
 crawling: Davison 2000, Chakrabarti et al. 1999), and valuable sites are linked from
 many others (popularity, the idea behind OPIC's in-link cash). Neither is assumed
@@ -17,12 +16,9 @@ Features of a host u, from the links to it found so far on *other* hosts' pages:
   (Whang et al. 1990) in a 64-bit mask per host: exact while few hosts link, within a
   few percent up to ~100, so memory stays fixed per host.
 
-When u's first page is learnt, the features it had then, together with the name
-model's deviation d for u at that moment, form one sample with target
+When u's first page is learnt, the features it had then form one sample with target
 ``y = log(1 + its score)``. A ridge regression on centred values,
-``y − ȳ = b1·(x1 − x̄1) + b2·(x2 − x̄2) + b3·(d − d̄)``, puts the name in as a
-covariate, so a link feature is credited only with what the name did not already
-predict; b1 and b2 are kept non-negative (``refit``). ``deviation(u) = b1·(x1 − x̄1)
+``y − ȳ = b1·(x1 − x̄1) + b2·(x2 − x̄2)``, with b1 and b2 kept non-negative (``refit``). ``deviation(u) = b1·(x1 − x̄1)
 + b2·(x2 − x̄2)``, clipped, is the predicted log-ratio of u's value to an average
 site's. It is 0 until ``min_sites`` samples exist.
 
@@ -50,7 +46,7 @@ class LinkEvidence:
     """Online ridge regression of a probed site's log score on its in-link features.
 
     ``saw_link(host, from_host, score)`` records a link found to a host not learnt yet;
-    ``learn(host, score, name_deviation)`` turns the host's evidence into a sample
+    ``learn(host, score)`` turns the host's evidence into a sample
     when its first page is learnt; ``refit()`` solves the regression;
     ``deviation(host)`` predicts from the host's current evidence.
     """
@@ -69,11 +65,11 @@ class LinkEvidence:
         # unseen host → [Σ log(1 + score) of the links found, mask of linking hosts, links]
         self.pending: dict[str, list[float | int]] = {}
         self.learnt: set[str] = set()
-        # the regression's sufficient statistics over samples (x1, x2, d, y): count, sums,
+        # the regression's sufficient statistics over samples (x1, x2, y): count, sums,
         # sums of products; memory and refit cost stay fixed however many sites are learnt
         self.n = 0
-        self.sums = [0.0] * 4
-        self.products = [[0.0] * 4 for _ in range(4)]
+        self.sums = [0.0] * 3
+        self.products = [[0.0] * 3 for _ in range(3)]
         self.coef = (0.0, 0.0)  # b1, b2 (≥ 0)
         self.centre = (0.0, 0.0)  # x̄1, x̄2
         self._fitted = False
@@ -122,7 +118,7 @@ class LinkEvidence:
         log_sum, mask, links = entry
         return log_sum / links, math.log(linking_hosts(int(mask)))
 
-    def learn(self, host: str, score: float, name_deviation: float = 0.0) -> None:
+    def learn(self, host: str, score: float) -> None:
         """``host``'s first page is learnt: what its links said becomes a sample."""
         if host in self.learnt:
             return
@@ -130,7 +126,7 @@ class LinkEvidence:
         x = self.features(host)
         self.pending.pop(host, None)
         if x is not None:
-            sample = (x[0], x[1], name_deviation, math.log1p(max(score, 0.0)))
+            sample = (x[0], x[1], math.log1p(max(score, 0.0)))
             self.n += 1
             for i, a in enumerate(sample):
                 self.sums[i] += a
@@ -144,19 +140,19 @@ class LinkEvidence:
             return
         means = [total / n for total in self.sums]
         # centred sums of products: Σ (a − ā)(b − b̄) = Σ ab − n·ā·b̄
-        centred = [[self.products[i][j] - n * means[i] * means[j] for j in range(4)] for i in range(4)]
-        gram = [row[:3] for row in centred[:3]]
-        rhs = [centred[i][3] for i in range(3)]
+        centred = [[self.products[i][j] - n * means[i] * means[j] for j in range(3)] for i in range(3)]
+        gram = [row[:2] for row in centred[:2]]
+        rhs = [centred[i][2] for i in range(2)]
         # Ridge over the covariates kept; a link feature whose coefficient comes out
         # negative is dropped and the rest refitted: a site found through better or more
         # links is never predicted worse. On a web where links say nothing the
         # coefficients are noise, and a negative one is also what selection makes of
         # in-degree there: a host the crawl puts off waits longer, collecting links.
-        keep = [0, 1, 2]
+        keep = [0, 1]
         while True:
             a = [[gram[i][j] + (self.ridge if i == j else 0.0) for j in keep] for i in keep]
             b = dict(zip(keep, _solve(a, [rhs[i] for i in keep])))
-            negative = [i for i in keep if i < 2 and b[i] < 0]
+            negative = [i for i in keep if b[i] < 0]
             if not negative:
                 break
             keep.remove(min(negative, key=lambda i: b[i]))

@@ -80,24 +80,6 @@ def test_links_that_say_nothing_predict_nothing() -> None:
     assert m.deviation("new.test") < 0.2
 
 
-def test_the_name_is_a_covariate() -> None:
-    # The sites' value follows their names (d), and rich names are linked from rich
-    # pages, so the linking score x1 = 2 + d + e predicts the value too, but only
-    # through d (e is noise crossed with d). With d in the model, x1 earns nothing;
-    # without it, x1 takes the credit.
-    def fitted(with_name: bool) -> LinkEvidence:
-        m = LinkEvidence(ridge=1e-6, min_sites=4)
-        for i in range(30):
-            d, e = (i % 5) / 2.0, ((i % 3) - 1) / 2.0
-            m.saw_link(f"s{i}.test", "src.test", score_of(2.0 + d + e))
-            m.learn(f"s{i}.test", score_of(1.0 + d), name_deviation=d if with_name else 0.0)
-        m.refit()
-        return m
-
-    assert fitted(with_name=True).coef == pytest.approx((0.0, 0.0), abs=1e-4)
-    assert fitted(with_name=False).coef[0] > 0.5
-
-
 def test_what_is_tracked_is_bounded() -> None:
     m = LinkEvidence(max_hosts=2)
     m.saw_link("own.test", "own.test", 50.0)  # a link within a site is no evidence
