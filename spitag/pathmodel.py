@@ -70,10 +70,16 @@ class PathModel:
 
     def predict(self, url: str, site_value: float) -> float:
         """The score expected of the page at ``url``, whose site is worth ``site_value``."""
+        return self.estimate(url, site_value)[0]
+
+    def estimate(self, url: str, site_value: float) -> tuple[float, str | None, int]:
+        """``predict``, and the level it came from: the deepest level (``section``,
+        ``shape``) that has seen pages and how many; (value, None, 0) from the site's."""
         host, section, shape = path_keys(url)
-        value = site_value
+        value, level, pages = site_value, None, 0
         for key in ((host, "section", section), (host, "shape", shape)):
             entry = self.levels.get(key)
             if entry is not None:
                 value = (entry[0] + SHRINK * value) / (entry[1] + SHRINK)
-        return value
+                level, pages = key[1], int(entry[1])
+        return value, level, pages

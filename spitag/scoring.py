@@ -82,6 +82,11 @@ class Strategy(ABC):
     def contribution(self, parent: Parent, url: str) -> float:
         """What ``parent`` adds to the priority of its outlink ``url``."""
 
+    def reason(self) -> dict[str, Any] | None:
+        """What the last ``contribution`` rested on, beyond the parent (kept with the
+        link for ``scrapy frontier``); None: the parent alone."""
+        return None
+
     def priority(self, parent: Parent, url: str) -> float:
         """The priority pushed for the outlink ``url`` of ``parent``: its contribution,
         times ``depth_discount`` of the link's depth when ``ties_shallowest``."""
@@ -274,6 +279,7 @@ class SiteLearning(Strategy):
         self.waiting: dict[str, None] = {}  # hosts valued as unseen and not learnt since (ordered)
         self.refits = 0  # how often g and the models were refitted: estimates may have moved
         self._last_parent: str | None = None
+        self._reason: dict[str, Any] | None = None
         self._index: float | None = None  # cached gittins index
         self._index_at = 0  # pages observed when it was computed
         self._observed = 0
@@ -351,12 +357,18 @@ class SiteLearning(Strategy):
             self.observe(parent_host, parent.score)
             self.paths.learn(parent.url, parent.score)
         host = _host(url)
-        if host == parent_host:
-            score_sum, pages = self.sites[host]
-            return self.paths.predict(url, (score_sum + PARENT_WEIGHT * parent.score) / (pages + PARENT_WEIGHT))
-        known = self.site_mean(host)
-        if known is not None:
-            return self.paths.predict(url, known)
+        site = self.sites.get(host)
+        if site is not None:
+            score_sum, pages = site
+            if host == parent_host:
+                value = (score_sum + PARENT_WEIGHT * parent.score) / (pages + PARENT_WEIGHT)
+            else:
+                value = score_sum / pages
+            value, level, level_pages = self.paths.estimate(url, value)
+            self._reason = ({"learnt": "site", "pages": int(pages)} if level is None
+                            else {"learnt": f"path {level}", "pages": level_pages})
+            return value
+        self._reason = {"learnt": "unseen site"}
         if self.link_evidence:
             self.links.saw_link(host, parent_host, parent.score)
         if host not in self.waiting:
@@ -364,6 +376,12 @@ class SiteLearning(Strategy):
                 del self.waiting[next(iter(self.waiting))]
             self.waiting[host] = None
         return self.unseen_value(host)
+
+    def reason(self) -> dict[str, Any] | None:
+        """What the last estimate was learnt from: the site's pages (``site``), the
+        pages of its URL's path section or shape (``path section``, ``path shape``),
+        with how many; or nothing yet (``unseen site``: the Gittins index)."""
+        return self._reason
 
     def unseen_value(self, host: str) -> float:
         """What a page of a host not fetched yet is expected to score, as far as the

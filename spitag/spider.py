@@ -207,7 +207,7 @@ class SpitagSpider(scrapy.Spider):
         for url in item["links"]:
             if self._may_follow(url, depth + 1, filtered):
                 entry = Entry(url, host_of(url), depth + 1, self.strategy.priority(parent, url), parent.url,
-                              parent.score)
+                              parent.score, self.strategy.reason())
                 yield self.frontier_request(entry)
         for why, count in filtered.items():
             self.stats.inc_value(f"spitag/filtered/{why}", count)

@@ -43,6 +43,9 @@ def test_prediction_shrinks_each_level_towards_the_one_above() -> None:
         (0.0 + SHRINK * (0.0 + SHRINK * site) / (1 + SHRINK)) / (1 + SHRINK))
     # a section seen, a shape not: the section's value
     assert model.predict("http://a.test/posts/new/comments/", site) == pytest.approx(section)
+    assert model.estimate("http://a.test/posts/new/comments/", site)[1:] == ("section", 3)
+    assert model.estimate("http://a.test/posts/new/", site)[1:] == ("shape", 3)
+    assert model.estimate("http://a.test/about", site) == (site, None, 0)
     # another site learns nothing from this one's paths
     assert model.predict("http://b.test/posts/x/", site) == site
     assert model.predict("http://a.test/posts/new/", site) > site > model.predict("http://a.test/tags/rust/", site)
@@ -68,8 +71,15 @@ def test_spitag_orders_a_sites_links_by_what_their_paths_showed() -> None:
         s.contribution(parent(url, score), "http://blog.test/")  # each parent observed once
     tag_page = parent("http://blog.test/tags/z/", 0.0)
     post = s.contribution(tag_page, "http://blog.test/posts/c/")
+    assert s.reason() == {"learnt": "path shape", "pages": 2}  # posts/*/: a and b
     tag = s.contribution(tag_page, "http://blog.test/tags/w/")
+    assert s.reason() == {"learnt": "path shape", "pages": 3}  # tags/*/: x, y and z
     assert post > 3 * tag
+    # a path never seen on the site: the site's own pages; a site never fetched: nothing yet
+    s.contribution(tag_page, "http://blog.test/about")
+    assert s.reason() == {"learnt": "site", "pages": 6}
+    s.contribution(tag_page, "http://other.test/posts/c/")
+    assert s.reason() == {"learnt": "unseen site"}
     # the simple reference knows only the parent: both links tie at the tag page's score
     ref = strategy(SPITAG_STRATEGY="parent")
     assert ref.contribution(tag_page, "http://blog.test/posts/c/") == ref.contribution(tag_page, "x") == 0.0

@@ -214,7 +214,8 @@ def render_text(state: dict[str, Any]) -> str:
 
 
 def why(reason: dict[str, Any] | None, strategy: str | None) -> str:
-    """A reason in words: strategy, parent URL, parent's semantic score."""
+    """A reason in words: strategy, parent URL, parent's semantic score, and what the
+    strategy's estimate was learnt from."""
     if not reason:
         return "seed"
     parts = [str(reason.get("strategy") or strategy or "?")]
@@ -224,6 +225,11 @@ def why(reason: dict[str, Any] | None, strategy: str | None) -> str:
         score = reason.get("parent_score")
         parts.append(f"linked from {reason['parent']}"
                      + (f" (semantic score {score:g})" if isinstance(score, (int, float)) else ""))
+    learnt = reason.get("learnt")
+    if learnt == "unseen site":
+        parts.append("a site not fetched yet: worth exploring")
+    elif learnt:
+        parts.append(f"expected from {reason.get('pages', 0):,} pages of its {learnt}")
     return " · ".join(parts)
 
 
