@@ -135,13 +135,13 @@ def print_web(name: str, rows: dict[str, Any], ks: Sequence[int]) -> None:
 
 def print_overall(title: str, table: dict[str, Any], ks: Sequence[int]) -> None:
     print(f"\n{title}: mean (worst web) of the per-web ratios at K=" + "/".join(map(str, ks)))
-    print(f"  {'strategy':<14}" + "".join(f"{h:>30}" for h in ("×bfs", "×opic", "×parent", "×oracle")))
+    print(f"  {'strategy':<14}" + "".join(f"{h:>34}" for h in ("×bfs", "×opic", "×parent", "×oracle")))
     for strategy, row in table.items():
         cells = []
         for key in ("xbfs", "xopic", "xparent", "oracle"):
             cells.append("/".join(_fmt(row[k][key]["mean"]) for k in ks) + " ("
                          + "/".join(_fmt(row[k][key]["worst"]) for k in ks) + ")")
-        print(f"  {strategy:<14}" + "".join(f"{c:>30}" for c in cells))
+        print(f"  {strategy:<14}" + "".join(f"{c:>34}" for c in cells))
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

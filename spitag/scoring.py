@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 from spitag.errors import BadInputError
 from spitag.extract import SYNTAXES
 from spitag.linkevidence import LinkEvidence
-from spitag.pathmodel import PathModel
 from spitag.ranking import HostRanking
 
 if TYPE_CHECKING:
@@ -165,7 +164,6 @@ class Importance(Strategy):
 WAITING_MAX = 100_000  # unseen hosts SiteLearning keeps re-estimating (a few MB)
 SEED_PRIORITY = 1e6  # ``spitag``'s seeds, in score units: more items than any page has
 DEPTH_TIE = 1e-5  # relative priority a link loses per layer of depth (ties only)
-PARENT_WEIGHT = 2.0  # pages of its site the linking page counts as, for a link on its own site
 
 
 def depth_discount(depth: int) -> float:
@@ -221,16 +219,13 @@ class SiteLearning(Strategy):
     have, in score units (items per page); best-first (``max``) over its parents.
 
     The crawl learns per site: pages of one site share templates, so the pages of a
-    site fetched so far predict its other pages far better than a link does, and the
-    kind of a page shows in its URL path (``spitag.pathmodel``: a blog's posts against
-    its tag pages). An outlink of parent p (score s) to URL u gets
+    site fetched so far predict its other pages far better than a link does. An
+    outlink of parent p (score s) to URL u on host h gets
 
-    * when u is on p's host h: the site's value ``(S + 2·s) / (n + 2)`` (S, n the score
-      sum and count of h's pages seen, p among them: the parent weighs as two pages,
-      ``PARENT_WEIGHT`` — the thesis' propagation from the parent, steadied by the
-      site), refined by what u's path section and shape scored on h so far;
-    * when h is another host this strategy has already seen pages of: h's mean,
-      refined the same way by u's path;
+    * ``s`` when h is p's host: p is the nearest page of the same site (the thesis'
+      propagation from the parent);
+    * ``mean(h)`` when h is another host this strategy has already seen pages of
+      (their mean score);
     * ``g_u`` when h was never seen: ``g`` is what exploring an
       unseen site is worth (``gittins_index`` of the site means seen so far, with
       ``SPITAG_EXPLORE_PAGES`` pages exploited per good site), ``g_u = g · e^(v·e)``
@@ -271,7 +266,6 @@ class SiteLearning(Strategy):
         ranking: HostRanking | None = None,
     ) -> None:
         self.ranking = ranking or HostRanking("posterior")
-        self.paths = PathModel()
         self.explore_pages = explore_pages
         self.link_evidence = link_evidence  # weight of what the links to a host predict (0: off)
         self.links = LinkEvidence()
@@ -355,19 +349,14 @@ class SiteLearning(Strategy):
         if parent.url != self._last_parent:
             self._last_parent = parent.url
             self.observe(parent_host, parent.score)
-            self.paths.learn(parent.url, parent.score)
         host = _host(url)
+        if host == parent_host:
+            self._reason = None  # the parent alone
+            return parent.score
         site = self.sites.get(host)
         if site is not None:
-            score_sum, pages = site
-            if host == parent_host:
-                value = (score_sum + PARENT_WEIGHT * parent.score) / (pages + PARENT_WEIGHT)
-            else:
-                value = score_sum / pages
-            value, level, level_pages = self.paths.estimate(url, value)
-            self._reason = ({"learnt": "site", "pages": int(pages)} if level is None
-                            else {"learnt": f"path {level}", "pages": level_pages})
-            return value
+            self._reason = {"learnt": "site", "pages": int(site[1])}
+            return site[0] / site[1]
         self._reason = {"learnt": "unseen site"}
         if self.link_evidence:
             self.links.saw_link(host, parent_host, parent.score)
@@ -378,9 +367,9 @@ class SiteLearning(Strategy):
         return self.unseen_value(host)
 
     def reason(self) -> dict[str, Any] | None:
-        """What the last estimate was learnt from: the site's pages (``site``), the
-        pages of its URL's path section or shape (``path section``, ``path shape``),
-        with how many; or nothing yet (``unseen site``: the Gittins index)."""
+        """What the last estimate was learnt from beyond the parent: another site's
+        pages (``site``, with how many), or nothing yet (``unseen site``: the Gittins
+        index and the links found to it)."""
         return self._reason
 
     def unseen_value(self, host: str) -> float:

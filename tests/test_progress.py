@@ -167,8 +167,6 @@ def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -
         reason = entry["reason"]
         assert reason["strategy"] == "spitag" and reason["parent"].startswith(f"http://{HOST}/")
         assert reason["parent_score"] == 2.0
-        # what spitag's estimate was learnt from: the site's pages, or its path's
-        assert reason["learnt"] in ("site", "path section", "path shape") and reason["pages"] >= 1
 
     text = frontier_cmd(frontier_url, crawl, "-a", "top=7")
     assert text.returncode == 0, text.stderr
@@ -181,7 +179,6 @@ def check_frontier_command(frontier_url: str, crawl: str, expect_queued: bool) -
     assert [int(r[0]) for r in rows] == list(range(1, len(top) + 1))
     assert out.count("why: spitag · linked from http://") == len(top)
     assert "(semantic score 2)" in out
-    assert out.count(" pages of its ") == len(top)
     # the host's places, where workers share them (none running once the crawl is over)
     shared = frontier_url.startswith("redis")
     assert [(h["downloading"], h["waiting"]) for h in data["hosts"]] == [(0, 0) if shared else (None, None)] * len(hosts)

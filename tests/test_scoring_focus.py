@@ -163,3 +163,36 @@ def test_settings_and_names() -> None:
     for removed in ("SPITAG_HOMOPHILY", "SPITAG_HOST_WEIGHT", "SPITAG_SCORE_HALF", "SPITAG_HOST_NAMES"):
         with pytest.raises(BadInputError, match=f"{removed} is no longer read"):
             strategy(**{removed: "1"})
+
+
+def test_spitag_says_what_each_estimate_was_learnt_from() -> None:
+    s = SiteLearning(explore_pages=2)
+    home = parent("http://a.test/", score=30.0)
+    s.contribution(home, "http://a.test/x")
+    assert s.reason() is None  # a link on the parent's own site: the parent alone
+    s.contribution(parent("http://b.test/", score=90.0), "http://b.test/y")
+    s.contribution(home, "http://b.test/z")
+    assert s.reason() == {"learnt": "site", "pages": 1}  # b's one page
+    s.contribution(home, "http://c.test/")
+    assert s.reason() == {"learnt": "unseen site"}
+
+
+def test_parent_reference_is_parent_score_best_first() -> None:
+    ref = strategy(SPITAG_STRATEGY="parent")
+    assert ref.combine == "max" and not ref.learns_hosts
+    assert ref.seed() > 1e5  # seeds first
+    rich, poor = parent("http://a.test/", score=40.0, depth=3), parent("http://b.test/", score=2.0, depth=1)
+    assert ref.priority(rich, "http://c.test/") == pytest.approx(40.0 * depth_discount(4))
+    assert ref.priority(rich, "http://c.test/") > ref.priority(poor, "http://c.test/")
+    assert ref.reason() is None
+
+
+def test_frontier_command_says_why_in_words() -> None:
+    from spitag.commands.frontier import why
+
+    base = {"parent": "http://a.test/", "parent_score": 30.0}
+    assert why(base, "spitag") == "spitag · linked from http://a.test/ (semantic score 30)"
+    assert why({**base, "learnt": "site", "pages": 1200}, "spitag").endswith(
+        " · expected from 1,200 pages of its site")
+    assert why({**base, "learnt": "unseen site"}, "spitag").endswith(" · a site not fetched yet: worth exploring")
+    assert why(None, "spitag") == "seed"
