@@ -338,8 +338,8 @@ REMOVED: dict[str, str] = {
     "SPITAG_SCORE_HALF": _LEGACY,
     "SPITAG_LINK_CASH": _LEGACY,
     "SPITAG_HOST_PRIOR": _LEGACY,
-    "SPITAG_HOMOPHILY": "removed: it did not lift the focus on the benchmark family (bench/README.md)",
-    "SPITAG_HOST_NAMES": "removed: the host-name model did not lift the focus on the benchmark family (bench/README.md)",
+    "SPITAG_HOMOPHILY": "removed: it did not lift the focus on the webs of bench/family.py",
+    "SPITAG_HOST_NAMES": "removed: the host-name model did not lift the focus on the webs of bench/family.py",
 }
 
 

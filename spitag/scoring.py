@@ -327,10 +327,6 @@ class SiteLearning(Strategy):
             heard += links
         return heard
 
-    def site_mean(self, host: str) -> float | None:
-        site = self.sites.get(host)
-        return site[0] / site[1] if site else None
-
     def explore_value(self) -> float:
         """g: the Gittins index of an unseen site over the site means seen so far
         (recomputed when the pages observed grew by 2 %, at least every page early)."""
