@@ -1,6 +1,6 @@
 """Focus on a family of webs, tuned on one part and reported on the other.
 
-    python bench/family.py                      # the evaluation part: every web, 3 runs, both objectives
+    python bench/family.py                      # the evaluation part: every web, 3 runs, both objectives (~40 min)
     python bench/family.py --part tune          # the part the strategy may be tuned on
     python bench/family.py --part eval --runs 1 --objectives total --strategies bfs,parent,spitag   # a quick look
 
