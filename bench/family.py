@@ -42,7 +42,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.focus import arrival_pages, crawl_command, run_crawl  # noqa: E402
+from bench.focus import arrival_pages, crawl_commands, run_crawl  # noqa: E402
 from bench.harvest import harvest, oracle_order  # noqa: E402
 from bench.realweb import LinkModel, RealWeb, manifest, split_sites, unpack  # noqa: E402
 from testbed.redisserver import RedisServer  # noqa: E402
@@ -222,12 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     for strategy in strategies:
                         name = f"{spec.name}-{objective}-{strategy}-r{run + 1}"
                         folder = args.out / spec.name / objective / f"run{run + 1}" / strategy
-                        if redis_url:
-                            share = -(-args.budget // args.redis_workers)
-                            cmd = [crawl_command(web.seeds, name, strategy, share, folder, extra, redis_url, i)
-                                   for i in range(args.redis_workers)]
-                        else:
-                            cmd = crawl_command(web.seeds, name, strategy, args.budget, folder, extra)
+                        cmd = crawl_commands(web.seeds, name, strategy, args.budget, folder, extra,
+                                             redis_url, args.redis_workers)
                         got = run_crawl(server, cmd, folder, args.timeout, args.crawler_repo.resolve())
                         log = got.pop("log")
                         pages = arrival_pages(log, lambda h, t: web.count_of(h, t, weights))

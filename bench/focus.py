@@ -210,6 +210,16 @@ def agreement(store: Path, crawl: str, web: Web) -> dict[str, Any]:
 # ============================================================================ crawling
 
 
+def crawl_commands(seeds: Sequence[str], name: str, strategy: str, budget: int, folder: Path,
+                   extra: Sequence[str], redis_url: str | None, workers: int) -> list[str] | list[list[str]]:
+    """The crawl as one command (``redis_url`` None), or as ``workers`` commands on one
+    Redis frontier, each with an N-th of the budget (what ``run_crawl`` takes)."""
+    if not redis_url:
+        return crawl_command(seeds, name, strategy, budget, folder, extra)
+    share = -(-budget // workers)
+    return [crawl_command(seeds, name, strategy, share, folder, extra, redis_url, i) for i in range(workers)]
+
+
 def crawl_command(seeds: Sequence[str], name: str, strategy: str, budget: int, folder: Path,
                   extra: Sequence[str] = (), frontier: str | None = None,
                   worker: int | None = None) -> list[str]:
@@ -527,12 +537,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for strategy in strategies:
                 name = f"focus-{strategy}-r{run + 1}"
                 folder = args.out / f"run{run + 1}" / strategy
-                if redis_url:
-                    share = -(-args.pages_budget // args.redis_workers)
-                    cmd = [crawl_command(web.seeds, name, strategy, share, folder, args.set, redis_url, i)
-                           for i in range(args.redis_workers)]
-                else:
-                    cmd = crawl_command(web.seeds, name, strategy, args.pages_budget, folder, args.set)
+                cmd = crawl_commands(web.seeds, name, strategy, args.pages_budget, folder, args.set,
+                                     redis_url, args.redis_workers)
                 logger.info("crawl %s (budget %d%s)", name, args.pages_budget,
                             f", {args.redis_workers} workers on Redis" if redis_url else "")
                 got = run_crawl(server, cmd, folder, args.timeout, args.crawler_repo.resolve())

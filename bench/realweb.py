@@ -38,30 +38,27 @@ import hashlib
 import importlib.metadata
 import json
 import logging
-import math
 import random
 import re
 import sys
-import tarfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from html import escape, unescape
 from pathlib import Path
 from typing import Any, Mapping, Sequence
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from bench.webgen import COUNT_VERSION, page_links, semantic_counts  # noqa: E402
+from bench.webgen import COUNT_VERSION, page_links, poisson, semantic_counts, unpacked_archive  # noqa: E402
 from spitag.extract import SYNTAXES  # noqa: E402
 from testbed.webserver import HTML_UTF8, DirectorySite, Response  # noqa: E402
 
 logger = logging.getLogger("realweb")
 
 ARCHIVE = "real-sites.tar.xz"
-TOP = "sites-train"
 REDIRECTS_FOLLOWED = 5
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.I | re.S)
 _BODY_END = re.compile(rb"</body\s*>", re.I)
@@ -87,17 +84,7 @@ def unpack(corpus: Path, work: Path) -> Path:
     archive = corpus / ARCHIVE
     if not archive.is_file():
         raise FileNotFoundError(f"{archive} not found (the corpus' real websites)")
-    stat = archive.stat()
-    key = hashlib.sha1(f"{archive.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
-    dest = work / f"real-sites-{key}"
-    top = dest / TOP
-    if not (dest / ".done").is_file():
-        logger.info("unpacking %s into %s", archive, dest)
-        dest.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(dest, filter="data")
-        (dest / ".done").write_text("ok")
-    return top
+    return unpacked_archive(archive, work)
 
 
 def manifest(top: Path) -> list[dict[str, Any]]:
@@ -299,7 +286,7 @@ class RealWeb:
             pages = out[host] = {}
             for key in self.pages[host]:
                 links = list(roll)
-                for _ in range(_poisson(rng, m.inline)):
+                for _ in range(poisson(rng, m.inline)):
                     target = pick(host)
                     candidates = [k for k in self.pages[target] if (target, k) not in self.aliases] or self.pages[target]
                     if candidates:
@@ -370,7 +357,7 @@ class RealWeb:
             site = self.sites.get((parts.hostname or "").lower())
             if site is None or parts.scheme != "http":
                 return None
-            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            target = _target(parts)
             response = site.respond(target)
             if response.status == 200:
                 key = site.file_key(target)
@@ -391,7 +378,7 @@ class RealWeb:
             if url in links:
                 continue
             parts = urlsplit(url)
-            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            target = _target(parts)
             body = self.sites[parts.hostname].respond(target).body
             found = [self.resolve(v) for v in page_links(body, url, HTML_UTF8)]
             links[url] = list(dict.fromkeys(v for v in found if v))
@@ -402,7 +389,7 @@ class RealWeb:
         out = {}
         for url in urls:
             parts = urlsplit(url)
-            target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            target = _target(parts)
             value = self.count_of(parts.hostname or "", target, weights)
             if value is not None:
                 out[url] = value
@@ -423,12 +410,6 @@ def _count_job(job: tuple[str, bytes, str]) -> dict[str, int]:
     return counts
 
 
-def _poisson(rng: random.Random, mean: float) -> int:
-    if mean <= 0:
-        return 0
-    limit, k, p = math.exp(-mean), 0, 1.0
-    while True:
-        p *= rng.random()
-        if p <= limit:
-            return k
-        k += 1
+def _target(parts: SplitResult) -> str:
+    """The request target of a split URL: its path and query."""
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

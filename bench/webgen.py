@@ -108,8 +108,8 @@ def corpus_stamp(corpus: Path, flink: bool = True) -> str:
 def unpack_corpus(corpus: Path, dest: Path, flink: bool = True) -> tuple[Path, Path | None]:
     """Unpack the archives under ``dest`` once each (a folder per archive version, see
     ``corpus_stamp``); return (pages folder, flink site folder, or None without flink)."""
-    pages = _unpacked(corpus / PAGES_ARCHIVE, dest)
-    return pages, (_unpacked(corpus / FLINK_ARCHIVE, dest) if flink else None)
+    pages = unpacked_archive(corpus / PAGES_ARCHIVE, dest)
+    return pages, (unpacked_archive(corpus / FLINK_ARCHIVE, dest) if flink else None)
 
 
 def _archives(flink: bool) -> list[str]:
@@ -121,7 +121,7 @@ def _archive_key(archive: Path) -> str:
     return hashlib.sha1(f"{archive.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:12]
 
 
-def _unpacked(archive: Path, dest: Path) -> Path:
+def unpacked_archive(archive: Path, dest: Path) -> Path:
     """Unpack into a temporary folder, then rename it into place: parallel jobs may race, and a folder that exists is always whole."""
     folder = dest / f"{archive.name}-{_archive_key(archive)}"
     marker = folder / ".unpacked"  # holds the unpacked top folder, relative to ``folder``
