@@ -91,6 +91,11 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{x:+.0f}%"
 
 
+def _diff(x: int | None) -> str:
+    """A difference of counts; none at a depth only one of the crawls reached."""
+    return "—" if x is None else f"{x:+d}"
+
+
 def print_figures(reports: Mapping[str, Sequence[queries.CrawlReport]], out: TextIO) -> dict[str, Any]:
     """Per strategy, semantic items and meta tags per depth; then ``spitag`` against
     each baseline that ran, as the thesis compared SpiTag with Nutch. Returns the
@@ -116,7 +121,7 @@ def print_figures(reports: Mapping[str, Sequence[queries.CrawlReport]], out: Tex
             print(f"\n{FOCUS} against {base}{note}, meta tags per depth, run 1: depth: {FOCUS} − {base}"
                   " sum (% of its sum), mean per page (%)", file=out)
             print("  " + "  ".join(
-                f"{row['depth']}: {row['meta_diff']:+d} ({_pct(row['meta_diff_pct'])}),"
+                f"{row['depth']}: {_diff(row['meta_diff'])} ({_pct(row['meta_diff_pct'])}),"
                 f" {_pct(row['meta_mean_diff_pct'])}" for row in c["depths"]), file=out)
             if c["last_level"] is not None:
                 print(f"  per syntax at depth {c['last_level']}, the last both reached: " + ", ".join(

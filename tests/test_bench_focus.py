@@ -496,6 +496,32 @@ def test_depths_of_several_stores_add_up() -> None:
     assert sum(r["n"] for r in record.values()) == 7
 
 
+def test_depth_figures_print_a_depth_only_one_crawl_reached() -> None:
+    """spitag against a baseline that stopped a layer higher: that layer has no
+    difference to print ("—"), and the figures are still printed."""
+    import io
+
+    from bench.depth_figures import print_figures
+    from spitag.extract import SYNTAXES
+    from spitag.report.queries import CrawlReport, Depth
+
+    def report(name: str, *levels: int) -> CrawlReport:
+        depths = [Depth(depth=d, urls=2, pages=2, semantic_sum=4, semantic_mean=2.0, semantic_max=3, meta_sum=2,
+                        meta_mean=1.0, meta_max=1, syntaxes={"meta": 2}) for d in levels]
+        return CrawlReport(crawl=name, strategies={name: 2 * len(levels)}, urls=2 * len(levels),
+                           pages=2 * len(levels), failed=0, redirects=0, semantic_items=4 * len(levels),
+                           meta_tags=2 * len(levels), rich_pages=2 * len(levels), max_depth=max(levels),
+                           first_checked=None, last_checked=None, hosts_count=1, depths=depths,
+                           syntaxes={s: 2 * len(levels) if s == "meta" else 0 for s in SYNTAXES},
+                           syntax_pages={}, harvest=[4] * len(levels), harvest_points={}, priorities=[],
+                           scores=[], hosts=[])
+
+    out = io.StringIO()
+    comparisons = print_figures({"spitag": [report("spitag", 0, 1, 2)], "bfs": [report("bfs", 0, 1)]}, out)
+    assert [row["meta_diff"] for row in comparisons["bfs"]["depths"]] == [0, 0, None]
+    assert "2: — (—), —" in out.getvalue()
+
+
 def test_focus_compare_on_hand_made_runs(tmp_path: Path) -> None:
     """bench/focus_compare.py: the stratified difference, its exact permutation p and
     the webs left out, on focus.json records made by hand (K = 2, oracle 10 a page)."""
