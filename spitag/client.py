@@ -81,7 +81,6 @@ class FrontierClient:
             politeness=Politeness(delay=options.host_delay, per_host=urls_per_host(self.crawler.settings)),
             ranking=strategy.ranking,
             machine=this_machine(options.machine),
-            probe=options.host_probe and strategy.ranking.learns,
             limits=Limits(pages=options.page_budget, per_host=options.max_pages_per_host),
         )
         if self.crawler.settings.get("JOBDIR"):
@@ -160,7 +159,7 @@ class FrontierClient:
             return False
         self.outage.answered()
         if acked:
-            self.wake()  # a lease ended: its host may give another URL (a probe's, a delay's)
+            self.wake()  # a lease ended: its host may give another URL (a delay's)
         return True
 
     def wake(self) -> None:

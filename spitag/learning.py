@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
-from spitag import compat
 from spitag.aio import every, stop
 from spitag.items import is_page_record
 from spitag.options import Options
@@ -53,7 +52,6 @@ class StrategyFeed:
         self.crawler = crawler
         options = Options.of(crawler)
         self.rescore_seconds = options.rescore_seconds
-        self.probe = options.host_probe
         self.outage = Outage.of(crawler, "frontier")
         self.log: LearningLog | None = None
         self.strategy: Strategy | None = None
@@ -118,10 +116,7 @@ class StrategyFeed:
             return
         if self.outage.call(self.log.learn, self.pages, self.links, default=False) is False:
             return
-        learnt_pages = bool(self.pages)
         self.pages, self.links = [], []
-        if learnt_pages and self.probe:
-            compat.wake_engine(getattr(self.crawler, "engine", None))  # a probe's page is in: its host is ready
 
     def hear(self) -> None:
         """Feed the strategy the pages the frontier learnt that it did not see: every

@@ -316,8 +316,6 @@ _declare(
     ("HOST_K", 0.25, real(0, 1e9), "`spitag`: k of the host rank (S + k · best) / (n + k), the pages a link's promise is worth"),
     ("RESCORE_SECONDS", 0.1, real(0, 3600),
      "`spitag`: hosts not fetched yet are ranked again by what the strategy expects of them now, at most this often; 0: never"),
-    ("HOST_PROBE", True, FLAG,
-     "`spitag`: a host with nothing fetched yet gives one URL until that page is in"),
     ("IMPORTANCE_FACTOR", 0.5, real(0, 1), "`importance`: FACTOR of the formula"),
     ("MAX_LINK_NUM", 100, integer(1), "`importance`: MAX_LINK_NUM of the formula"),
 )
@@ -340,6 +338,8 @@ REMOVED: dict[str, str] = {
     "SPITAG_HOST_PRIOR": _LEGACY,
     "SPITAG_HOMOPHILY": "removed: it did not lift the focus on the webs of bench/family.py",
     "SPITAG_HOST_NAMES": "removed: the host-name model did not lift the focus on the webs of bench/family.py",
+    "SPITAG_HOST_PROBE": "removed: one URL per unseen host until its page is in did not lift the focus"
+                         " on the webs of bench/family.py (hosts are always taken as their rank says)",
 }
 
 

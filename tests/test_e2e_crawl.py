@@ -51,7 +51,7 @@ from tests.support.crawl import (
     url_rows,
 )
 from testbed.sites import CountingSite, DeadSite, FlakySite, RefusingSite, tree_site
-from testbed.webserver import LogEntry, DictSite, DirectorySite, Response, WebServer
+from testbed.webserver import DictSite, DirectorySite, Response, WebServer
 
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
@@ -956,41 +956,6 @@ def test_refusals_of_requests_sent_after_a_back_off_double_it(webserver: WebServ
     assert refusals[1] - refusals[0] >= 0.95 and refusals[2] - refusals[1] >= 1.95, refusals
     assert run.stats.get("spitag/politeness/retry_after_max_s") == "4.0", run.describe()
     assert len({e.path for e in log if e.status == 200}) == 40  # every page
-
-
-def slow_site_crawl(webserver: WebServer, tmp_path: Path, probe: bool) -> list[LogEntry]:
-    """A hub links to eight pages of a slow site (0.4 s an answer, per_host 4): that
-    site's pages as the server logged them, in the order they were asked for."""
-    links = " ".join(f'<a href="http://slow.test/{i}">{i}</a>' for i in range(8))
-    webserver.add_site("hub.test", DictSite({
-        "/": f'<html><head><meta property="og:title" content="hub"></head><body>{links}</body></html>',
-    }))
-    webserver.add_site("slow.test", DictSite({
-        f"/{i}": Response.html('<html><head><meta name="description" content="slow"></head>'
-                               "<body>a slow page</body></html>", delay=0.4)
-        for i in range(8)
-    }))
-    run = run_crawl(webserver, tmp_path / str(probe), "http://hub.test/", settings={
-        "SPITAG_HOST_PROBE": probe, "CONCURRENT_REQUESTS_PER_DOMAIN": 4, "SPITAG_SCOPE": "any",
-    })
-    assert run.returncode == 0, run.describe()
-    assert run.stats.get("spitag/frontier/acked") == "9", run.describe()  # every page fetched once
-    return sorted((e for e in run.server_log if e.host == "slow.test" and e.path != "/robots.txt"),
-                  key=lambda e: e.arrived)
-
-
-def test_a_site_gives_one_page_until_its_first_is_in(webserver: WebServer, tmp_path: Path) -> None:
-    """``SPITAG_HOST_PROBE`` (on with ``spitag``): a site the crawl knows nothing of gets
-    one request, and no other until that page is in: its second page is asked for once
-    the first is answered. Turned off, the crawl asks the new site for four pages at
-    once: the second while the first is out."""
-    probed = slow_site_crawl(webserver, tmp_path, probe=True)
-    assert len(probed) == 8
-    assert probed[1].arrived >= probed[0].time, probed  # asked once the first was answered
-    webserver.clear_log()
-    unprobed = slow_site_crawl(webserver, tmp_path, probe=False)
-    assert len(unprobed) == 8
-    assert unprobed[1].arrived < unprobed[0].time, unprobed  # asked while the first was out
 
 
 # =========================================================================== real pages

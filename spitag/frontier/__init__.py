@@ -62,19 +62,18 @@ def open_frontier(
     politeness: Politeness | None = None,
     ranking: HostRanking | None = None,
     machine: str | None = None,
-    probe: bool = False,
     limits: Limits | None = None,
 ) -> Frontier:
     """Open one crawl's frontier in the backend named by ``url``. ``ranking`` is the
     crawl's host ranking, kept with the crawl for every worker; None (a command that
-    only reads or injects) leaves the one kept as it is. ``probe``: see ``UrlQueue``.
+    only reads or injects) leaves the one kept as it is.
     ``machine``: whose CPUs this worker shares (``spitag.machine``). ``limits``: the
     crawl's page budget and per-host limit, held for every worker (``Limits``)."""
     if not 0 < lease_seconds <= 3600:
         raise ValueError("lease_seconds must be in (0, 3600]")
     options: dict[str, Any] = dict(
         lease_seconds=lease_seconds, politeness=politeness or Politeness(), ranking=ranking,
-        machine=machine, probe=probe, limits=limits or Limits(),
+        machine=machine, limits=limits or Limits(),
     )
     owner = owner or new_owner()
     scheme = urlsplit(url).scheme.lower() if url else ""

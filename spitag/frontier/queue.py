@@ -13,10 +13,7 @@ every worker of a crawl (Redis) or owned by one (SQLite); the contract is the sa
   ``lease_seconds``. A host with a delay gives one URL per pop and is then not ready
   for ``delay`` seconds; a host without one gives at most ``per_host`` URLs per pop,
   less the caller's requests to it already on their way to a download (``busy``).
-  Hosts are taken by rank (``spitag.ranking``), each host's URLs by priority. With
-  ``probe``, a host with no URL done and no page learnt gives one URL and is then not
-  ready until that page is learnt or the URL leaves its lease: the crawl does not
-  commit several downloads to a site before its first page has shown what it is worth.
+  Hosts are taken by rank (``spitag.ranking``), each host's URLs by priority.
 * ``ack(urls)`` — leased → done, once the page is stored (or finally failed).
 * ``release(urls)`` — this owner's leased → queued, for work handed back unfinished.
 * ``renew(urls)`` — extend this owner's leases while downloads are still running.

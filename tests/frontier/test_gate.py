@@ -160,7 +160,7 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     worker; its queued URLs stay queued (shown by ``hosts_down``) but do not make
     ``has_work`` true, nor do its leased ones (a failed URL waiting for another try),
     while a URL leased on another host does. ``clear_down`` (a new run) makes
-    it ready again at once; the end of a probe (its URL released) does not."""
+    it ready again at once."""
     a = make(owner="w:1:a")
     b = make(owner="w:2:b") if a.gate.shares_places else a
     dead = [f"http://dead.test/{i}" for i in range(3)]
@@ -185,12 +185,6 @@ def test_a_host_down_waits_without_keeping_the_crawl_going(make) -> None:
     assert a.queue.pop(10) == [] and not a.queue.has_work()
     assert b.gate.clear_down() == 1 and a.gate.down() == []
     assert a.queue.has_work() and sorted(e.url for e in a.queue.pop(10)) == dead  # a new run tries it at once
-    c = make(crawl="probed", probe=True)
-    c.queue.push([entry(u) for u in dead], "sum")
-    [first] = c.queue.pop(10)  # a host with nothing done gives one URL, its probe
-    c.gate.set_down("dead.test", 60.0)
-    c.queue.release([first.url])  # the probe ends: the host would be ready, but it is down
-    assert c.queue.pop(10) == [] and not c.queue.has_work()
 
 
 def test_failures_in_a_row_set_a_host_down_for_every_worker(make) -> None:

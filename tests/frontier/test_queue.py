@@ -13,8 +13,7 @@ import redis
 
 from spitag.frontier import Entry, Politeness
 from spitag.frontier.owners import started, this_space
-from spitag.ranking import HostRanking
-from tests.frontier.conftest import Clock, entry, near
+from tests.frontier.conftest import entry, near
 
 
 PRIORITIES = [-1e300, -1e6, -50.0, -3.0, -1.0, -0.25, -1e-12, -1e-300, 0.0, 1e-307, 1e-250, 7.0 ** -200,
@@ -160,49 +159,6 @@ def test_hosts_are_taken_by_rank(make) -> None:
     assert [e.host for e in f.queue.pop(1)] == ["rich.test"]
 
 
-def test_probe_takes_one_url_of_a_host_with_nothing_done_until_its_page_is_in(make) -> None:
-    """``probe``: a host none of whose URLs is done gives one URL, then none until that
-    page is learnt or leaves its lease (ack, release, reap); a host with a page done
-    gives ``per_host`` as usual; a host's hard politeness gate still holds it after."""
-    f = make(politeness=Politeness(delay=0.0, per_host=4), lease_seconds=2.0, probe=True,
-             ranking=HostRanking("posterior"))
-    f.queue.push([entry(f"http://a.test/{i}", 10.0 - i) for i in range(4)]
-           + [entry(f"http://b.test/{i}", 5.0 - i) for i in range(3)], "max")
-    clock = Clock()
-    assert [e.url for e in f.queue.pop(10)] == ["http://a.test/0", "http://b.test/0"]
-    assert f.queue.pop(10) == []  # both wait for their first page
-    wait = f.queue.next_ready()
-    assert wait is not None and clock.left(2.0) < wait <= 2.0  # until the lease would expire
-    assert f.queue.ack(["http://a.test/0"]) == 1  # a's page is in: a is an ordinary host now
-    assert [e.url for e in f.queue.pop(10)] == ["http://a.test/1", "http://a.test/2", "http://a.test/3"]
-    f.learning.learn([("b.test", 3.0)])  # b's page learnt, its lease still running
-    assert [e.url for e in f.queue.pop(10)] == ["http://b.test/1", "http://b.test/2"]
-    # released or reaped: the host is ready again, and still probed
-    f.queue.push([entry(f"http://c.test/{i}", 3.0 - i) for i in range(3)], "max")
-    assert [e.url for e in f.queue.pop(10)] == ["http://c.test/0"]
-    assert f.queue.release(["http://c.test/0"]) == 1
-    assert [e.url for e in f.queue.pop(10)] == ["http://c.test/0"]
-    assert f.queue.pop(10) == []
-    time.sleep(2.1)
-    assert f.queue.reap() >= 1  # c's lease (and the others') expired
-    assert [e.url for e in f.queue.pop(10) if e.host == "c.test"] == ["http://c.test/0"]
-    # a hard politeness gate taken for the probe's download holds the host after it
-    f.queue.push([entry(f"http://d.test/{i}", 1.0 - i / 10) for i in range(2)], "max")
-    assert [e.url for e in f.queue.pop(10)] == ["http://d.test/0"]
-    clock = Clock()
-    assert f.gate.acquire("d.test", 1.0) == 0.0
-    f.queue.ack(["http://d.test/0"])
-    assert f.queue.pop(10) == []
-    wait = f.queue.next_ready()
-    assert wait is not None and clock.left(1.0) < wait <= 1.0
-    time.sleep(wait + 0.02)
-    assert [e.url for e in f.queue.pop(10)] == ["http://d.test/1"]
-    # without probe, a host with nothing done gives per_host at once
-    g = make(crawl="other", politeness=Politeness(delay=0.0, per_host=4))
-    g.queue.push([entry(f"http://e.test/{i}", 1.0) for i in range(3)], "max")
-    assert len(g.queue.pop(10)) == 3
-
-
 def test_crawls_are_separate(make) -> None:
     a, b = make("crawl-a"), make("crawl-b")
     a.queue.push([entry("http://a.test/x")], "sum")
@@ -256,15 +212,15 @@ def test_a_failed_url_is_tried_again_later_by_any_worker_until_its_retries_are_u
     2^(n−1)`` and keeps the crawl going; then any worker reaps and pops it again; its
     failures are counted with the URL across workers, and past ``retries`` the count
     goes and nothing changes (the caller stores the failure and acks). Only the
-    lease's owner may ask; a probe of the URL's host ends with the failure."""
-    a = make(owner="w:1:a", probe=True, politeness=Politeness(delay=0.0, per_host=4))
-    b = make(owner="w:2:b", probe=True, politeness=Politeness(delay=0.0, per_host=4))
+    lease's owner may ask."""
+    a = make(owner="w:1:a", politeness=Politeness(delay=0.0, per_host=4))
+    b = make(owner="w:2:b", politeness=Politeness(delay=0.0, per_host=4))
     a.queue.push([entry("http://flaky.test/1", 2.0), entry("http://flaky.test/2", 1.0)], "max")
-    assert [e.url for e in a.queue.pop(5)] == ["http://flaky.test/1"]  # the host's probe
+    assert [e.url for e in a.queue.pop(1)] == ["http://flaky.test/1"]
     assert b.queue.retry_later("http://flaky.test/1", 2, 0.3) is None  # not b's lease
     assert a.queue.retry_later("http://never.test/", 2, 0.3) is None  # not a frontier URL
     assert a.queue.retry_later("http://flaky.test/1", 2, 0.3) == (1, 0.3)
-    assert [e.url for e in b.queue.pop(5)] == ["http://flaky.test/2"]  # the probe ended with it
+    assert [e.url for e in b.queue.pop(5)] == ["http://flaky.test/2"]  # the failed one waits
     assert b.queue.ack(["http://flaky.test/2"]) == 1
     assert a.queue.counts().leased == 1 and a.queue.has_work()  # it waits, and the crawl with it
     assert a.queue.counts().retrying == 1

@@ -95,9 +95,10 @@ def test_an_earlier_sqlite_frontier_gains_the_link_evidence_columns(tmp_path) ->
         assert f.learning.rescore([("y.test", 2.0)]) == 1  # and the estimate column
     finally:
         f.close()
-    f = open_frontier(f"sqlite:///{path}", "c", None, probe=True)
-    try:  # and the probing column
+    f = open_frontier(f"sqlite:///{path}", "c", None)
+    try:  # and the down_until column
         assert [e.url for e in f.queue.pop(5)] == ["http://y.test/1"]
-        assert f.queue.pop(5) == [] and f.queue.ack(["http://y.test/1"]) == 1
+        f.gate.set_down("y.test", 60.0)
+        assert f.queue.ack(["http://y.test/1"]) == 1 and [h for h, *_ in f.gate.down()] == ["y.test"]
     finally:
         f.close()

@@ -49,9 +49,7 @@ host to its directory, one byte — a bucket's d — per slot x mod 2^D).
   measured, against 256), what a resumed or joining worker's strategy starts from;
   ``est`` hash — host → the strategy's latest estimate of a host not learnt yet
   (``rescore``), which ranks it instead of its best queued priority; dropped when the
-  host is learnt; ``pw`` hash — host → 1 while the first URL of a host with nothing
-  done or learnt waits for its page (``probe``: the host's ``next`` is held until the
-  page is learnt or the URL leaves its lease); ``hx:<host>`` sorted set — the places
+  host is learnt; ``hx:<host>`` sorted set — the places
   among the host's downloads at once that the workers hold (``HostGate.enter``, ``enter_host.lua``: token →
   expiry; at most ``CONCURRENT_REQUESTS_PER_DOMAIN``; renewed while the download runs,
   so a dead worker's places free themselves, and a starting worker frees those of
@@ -122,7 +120,7 @@ class RedisDB:
     """The connection, the crawl's key prefix and what the five contracts share."""
 
     def __init__(self, url: str, crawl: str, owner: str, *, lease_seconds: float, politeness: Politeness,
-                 ranking: HostRanking | None, machine: str | None, probe: bool, limits: Limits) -> None:
+                 ranking: HostRanking | None, machine: str | None, limits: Limits) -> None:
         from spitag.frontier.owners import host_of
 
         self.url = url
@@ -130,7 +128,6 @@ class RedisDB:
         self.owner = owner
         self.lease_seconds = lease_seconds
         self.politeness = politeness
-        self.probe = probe
         self.limits = limits
         self.machine = machine or host_of(owner)  # whose CPUs this owner shares
         self.prefix = f"spitag:{crawl}:"

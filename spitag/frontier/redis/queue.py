@@ -46,7 +46,7 @@ class RedisQueue(UrlQueue):
         budget = self.db.limits.pages
         flat = self.db.run(
             "pop", n, self.lease_seconds, self.owner, politeness.delay, politeness.per_host, self.SCAN_HOSTS,
-            int(self.db.probe), -1 if budget is None else budget, *(v for item in (busy or {}).items() for v in item),
+            -1 if budget is None else budget, *(v for item in (busy or {}).items() for v in item),
         )
         return entries(flat)
 

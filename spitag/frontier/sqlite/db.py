@@ -6,8 +6,7 @@ revived URL and cleared once it is done; ``tries`` its failed downloads while it
 for another try) and ``frontier_host`` (next-allowed time, delay, best queued priority,
 rank, the semantic yield learnt so far, the link evidence found for it: ``link_sum``,
 ``link_n``, ``link_mask``; ``estimate``, the strategy's latest value of a host not
-learnt yet; ``probing``, 1 while the first URL of a host with nothing done or learnt
-waits for its page; ``down_until``). A host's ``best`` is NULL when it has nothing
+learnt yet; ``down_until``). A host's ``best`` is NULL when it has nothing
 queued, so the pop scans only hosts with work, best rank first. ``frontier_robots``
 keeps each host's robots.txt; ``frontier_control`` a stop request;
 ``frontier_setup`` the strategy and seeds a worker started with; ``frontier_cfg`` the
@@ -46,7 +45,7 @@ SCHEMA = [
         hard_next REAL NOT NULL DEFAULT 0,
         link_sum REAL NOT NULL DEFAULT 0, link_n INTEGER NOT NULL DEFAULT 0,
         link_mask INTEGER NOT NULL DEFAULT 0, estimate REAL,
-        probing INTEGER NOT NULL DEFAULT 0, down_until REAL NOT NULL DEFAULT 0,
+        down_until REAL NOT NULL DEFAULT 0,
         PRIMARY KEY (crawl, host))""",
     "CREATE TABLE IF NOT EXISTS frontier_control (crawl TEXT PRIMARY KEY, stop REAL)",
     """CREATE TABLE IF NOT EXISTS frontier_setup (
@@ -69,7 +68,7 @@ ADDED_COLUMNS = {
     "frontier_host": [
         ("link_sum", "REAL NOT NULL DEFAULT 0"), ("link_n", "INTEGER NOT NULL DEFAULT 0"),
         ("link_mask", "INTEGER NOT NULL DEFAULT 0"), ("estimate", "REAL"),
-        ("probing", "INTEGER NOT NULL DEFAULT 0"), ("down_until", "REAL NOT NULL DEFAULT 0"),
+        ("down_until", "REAL NOT NULL DEFAULT 0"),
     ],
 }
 CHUNK = 400
@@ -79,7 +78,7 @@ class SQLiteDB:
     """The connection and what the five contracts share of one crawl."""
 
     def __init__(self, url: str, path: Path, crawl: str, owner: str, *, lease_seconds: float,
-                 politeness: Politeness, ranking: HostRanking | None, machine: str | None, probe: bool,
+                 politeness: Politeness, ranking: HostRanking | None, machine: str | None,
                  limits: Limits) -> None:
         if not path.parent.is_dir():
             raise BackendUnavailableError(f"frontier {url}: folder {path.parent} does not exist")
@@ -88,7 +87,6 @@ class SQLiteDB:
         self.owner = owner
         self.lease_seconds = lease_seconds
         self.politeness = politeness
-        self.probe = probe
         self.limits = limits
         try:
             self.conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
@@ -153,25 +151,6 @@ class SQLiteDB:
                 " ON CONFLICT (crawl, host) DO UPDATE SET best = excluded.best, rank = excluded.rank",
                 (self.crawl, host, best, rank),
             )
-
-    def any_done(self, host: str) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM frontier_url WHERE crawl = ? AND host = ? AND state = ? LIMIT 1",
-            (self.crawl, host, DONE),
-        ).fetchone() is not None
-
-    def end_probes(self, hosts: Iterable[str]) -> None:
-        """A URL of these hosts left its lease, or their first page was learnt: a probe
-        among them is over. Its host is ready again now, or when its hard politeness
-        gate (``acquire``) opens."""
-        if not self.probe:
-            return
-        now = time.time()
-        self.conn.executemany(
-            "UPDATE frontier_host SET next_allowed = MAX(hard_next, down_until, ?), probing = 0"
-            " WHERE crawl = ? AND host = ? AND probing = 1",
-            [(now, self.crawl, host) for host in hosts],
-        )
 
     def upsert_host(self, columns: str, values: Sequence[Any], update: str) -> None:
         """Insert the crawl's host row with ``columns`` (host first), or ``update`` it."""

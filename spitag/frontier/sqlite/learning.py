@@ -42,7 +42,6 @@ class SQLiteLearning(LearningLog):
                 " link_n = link_n + excluded.link_n, link_mask = link_mask | excluded.link_mask",
                 [(self.crawl, h, ls, n, signed(m)) for h, (ls, n, m) in evidence.items()],
             )
-            self.db.end_probes(sums)
             if self.db.ranking.learns:
                 self.db.refresh_hosts(sums)
 

@@ -152,19 +152,18 @@ class SQLiteQueue(UrlQueue):
                 if n <= 0:
                     return popped
             hosts = self.conn.execute(
-                "SELECT host, delay, pages FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
+                "SELECT host, delay FROM frontier_host WHERE crawl = ? AND best IS NOT NULL"
                 " AND next_allowed <= ? ORDER BY rank DESC LIMIT ?",
                 (self.crawl, now, n + len(busy)),  # (busy hosts may give nothing)
             ).fetchall()
-            for host, delay, pages in hosts:
+            for host, delay in hosts:
                 if len(popped) >= n:
                     break
                 take = min(politeness.per_host - busy.get(host, 0), n - len(popped))
                 if take <= 0:
                     continue  # all its places are busy with this caller's requests
                 delay = politeness.delay if delay is None else delay
-                probing = self.db.probe and not pages and not self.db.any_done(host)
-                if delay > 0 or probing:
+                if delay > 0:
                     take = 1
                 rows = self.conn.execute(
                     "SELECT url, depth, priority, reason, revisit FROM frontier_url"
@@ -175,11 +174,9 @@ class SQLiteQueue(UrlQueue):
                     "UPDATE frontier_url SET state = ?, lease_until = ?, owner = ? WHERE crawl = ? AND url = ?",
                     [(LEASED, now + self.lease_seconds, self.owner, self.crawl, r[0]) for r in rows],
                 )
-                # a probe holds its host until its page is learnt or leaves its lease (end_probes)
-                wait = max(delay, self.lease_seconds) if probing and rows else delay
                 self.conn.execute(
-                    "UPDATE frontier_host SET next_allowed = ?, probing = ? WHERE crawl = ? AND host = ?",
-                    (now + wait, int(probing and bool(rows)), self.crawl, host),
+                    "UPDATE frontier_host SET next_allowed = ? WHERE crawl = ? AND host = ?",
+                    (now + delay, self.crawl, host),
                 )
                 popped.extend(_entry(url, host, depth, priority, about, revisit)
                               for url, depth, priority, about, revisit in rows)
@@ -218,7 +215,7 @@ class SQLiteQueue(UrlQueue):
         with self.db.tx():
             for chunk in chunks(list(urls)):
                 marks = ",".join("?" * len(chunk))
-                if to_state == QUEUED or self.db.probe:
+                if to_state == QUEUED:
                     hosts.update(
                         h for (h,) in self.conn.execute(
                             f"SELECT DISTINCT host FROM frontier_url WHERE crawl = ? AND url IN ({marks})"
@@ -232,7 +229,6 @@ class SQLiteQueue(UrlQueue):
                     [to_state, self.crawl, *chunk, *params],
                 )
                 moved += cur.rowcount
-            self.db.end_probes(hosts)
             if to_state == QUEUED:
                 self.db.refresh_hosts(hosts)
         return moved
@@ -273,7 +269,6 @@ class SQLiteQueue(UrlQueue):
                 "UPDATE frontier_url SET tries = ?, lease_until = ? WHERE crawl = ? AND url = ?",
                 (tries, time.time() + wait, self.crawl, url),
             )
-            self.db.end_probes([host])
         return Retry(tries, wait)
 
     def reap(self) -> int:

@@ -1,7 +1,6 @@
 -- ARGV: prefix, then host<TAB>member keys. Leased → done.
 --! uses: common rank fn_host
 local done = 0
-local t = now()
 for i = 2, #ARGV do
   local key = ARGV[i]
   if redis.call('ZREM', p .. 'leases', key) == 1 then
@@ -14,7 +13,6 @@ for i = 2, #ARGV do
     settle(host, member, redis.call('HGET', h, f))
     redis.call('HSET', h, f, '')
     redis.call('HINCRBY', p .. 'hd', host, 1)
-    end_probe(host, t)
     done = done + 1
   end
 end

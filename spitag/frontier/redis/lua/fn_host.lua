@@ -1,14 +1,4 @@
--- A host's place in the pop order (``hosts``, ``ready``) and the end of its probe.
--- A URL of the host left its lease, or a page of it was learnt: if the host was
--- probed, it is ready again now, or when its hard politeness gate opens.
-local function end_probe(host, t)
-  if redis.call('HDEL', p .. 'pw', host) == 1 then
-    local nxt = math.max(tonumber(redis.call('HGET', p .. 'hard', host) or '0') or 0, t,
-      tonumber(redis.call('HGET', p .. 'down', host) or '0') or 0)
-    redis.call('HSET', p .. 'next', host, nxt)
-    redis.call('ZADD', p .. 'ready', 'XX', nxt, host)
-  end
-end
+-- A host's place in the pop order (``hosts``, ``ready``).
 local function refresh(host)
   local b, best = best_bucket(host)
   if b == nil then

@@ -1,6 +1,5 @@
 -- Put leases back in the queue: those of ``keys`` held by ``owner`` ('' = any owner).
 local function requeue(keys, owner)
-  local t = now()
   local moved = 0
   local touched = {}
   for _, key in ipairs(keys) do
@@ -22,7 +21,6 @@ local function requeue(keys, owner)
     end
   end
   for host, _ in pairs(touched) do
-    end_probe(host, t)
     refresh(host)
   end
   if moved > 0 then

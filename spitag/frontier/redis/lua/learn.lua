@@ -2,7 +2,6 @@
 -- of page triples, then (host, score sum, pages) triples, then (host, Σ log(1 + score),
 -- links, mask's high 32 bits, its low 32 bits) link rows.
 --! uses: common rank fn_host
-local t = now()
 if ARGV[5] == '' then
   redis.call('XADD', p .. 'learnt', 'MAXLEN', '~', ARGV[4], '*', 'o', ARGV[2], 'd', ARGV[3])
 else
@@ -14,7 +13,6 @@ for i = 7, last, 3 do
   redis.call('HINCRBYFLOAT', p .. 'ys', host, ARGV[i + 1])
   redis.call('HINCRBY', p .. 'yn', host, ARGV[i + 2])
   redis.call('HDEL', p .. 'est', host)  -- learnt: an estimate is no longer used
-  end_probe(host, t)  -- its first page is learnt: a probe of the host is over
   if redis.call('ZSCORE', p .. 'hosts', host) then refresh(host) end
 end
 local function orword(a, b)  -- two 32-bit words as numbers ≥ 0

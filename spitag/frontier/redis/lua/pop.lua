@@ -1,14 +1,13 @@
--- ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, scan, probe (1/0),
+-- ARGV: prefix, n, lease_seconds, owner, default_delay, per_host, scan,
 -- budget (URLs of the crawl done or leased at most; -1: none), then (host, busy)
 -- pairs: the caller's requests per host on their way to a download.
 --! uses: common rank fn_host
 local n, lease, owner = tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local default_delay, per_host = tonumber(ARGV[5]), tonumber(ARGV[6])
 local scan = tonumber(ARGV[7])
-local probe = ARGV[8] == '1'
-local budget = tonumber(ARGV[9])
+local budget = tonumber(ARGV[8])
 local busy = {}
-for i = 10, #ARGV - 1, 2 do busy[ARGV[i]] = tonumber(ARGV[i + 1]) end
+for i = 9, #ARGV - 1, 2 do busy[ARGV[i]] = tonumber(ARGV[i + 1]) end
 if budget >= 0 then  -- the crawl's, every worker's pops together
   local taken = tonumber(redis.call('HGET', p .. 'n', 'l') or '0') + tonumber(redis.call('HGET', p .. 'n', 'd') or '0')
   n = math.min(n, math.max(budget - taken, 0))
@@ -26,11 +25,7 @@ local function take_from(host)
   local k = math.min(per_host - (busy[host] or 0), n - taken)
   if k <= 0 then return end  -- all its places are busy with this caller's requests
   local delay = tonumber(redis.call('HGET', p .. 'delay', host) or default_delay)
-  -- a probe: nothing of the host done or learnt yet, one URL, and the host waits for its page
-  local probing = probe and tonumber(redis.call('HGET', p .. 'hd', host) or '0') == 0
-    and tonumber(redis.call('HGET', p .. 'yn', host) or '0') == 0
-  if delay > 0 or probing then k = 1 end
-  local got = 0
+  if delay > 0 then k = 1 end
   for _ = 1, k do
     local b = best_bucket(host)
     if b == nil then break end
@@ -46,14 +41,8 @@ local function take_from(host)
     table.insert(out, host); table.insert(out, member); table.insert(out, prio)
     for j = 1, 5 do table.insert(out, why[j]) end
     taken = taken + 1
-    got = got + 1
   end
-  if probing and got > 0 then
-    redis.call('HSET', p .. 'pw', host, 1)
-    redis.call('HSET', p .. 'next', host, t + math.max(delay, lease))
-  else
-    redis.call('HSET', p .. 'next', host, t + delay)
-  end
+  redis.call('HSET', p .. 'next', host, t + delay)
   refresh(host)
 end
 for _, host in ipairs(redis.call('ZREVRANGE', p .. 'hosts', 0, scan - 1)) do

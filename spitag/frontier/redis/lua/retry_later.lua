@@ -1,7 +1,7 @@
 -- ARGV: prefix, owner, key, retries, base seconds, cap. A download of a URL this owner
 -- leases got no usable answer (UrlQueue.retry_later). ``tr``: key → failed downloads.
 -- Reply {tries, seconds}: seconds '0' when its retries are used up; nil when not ours.
---! uses: common rank fn_host
+--! uses: common
 local key = ARGV[3]
 local lo = redis.call('HGET', p .. 'lo', key)
 if not lo or string.sub(lo, 1, #ARGV[2] + 1) ~= ARGV[2] .. '|' then return nil end
@@ -13,5 +13,4 @@ end
 local wait = doubled(tonumber(ARGV[5]), n, tonumber(ARGV[6]))
 local t = now()
 redis.call('ZADD', p .. 'leases', 'XX', t + wait, key)
-end_probe(string.sub(key, 1, string.find(key, '	', 1, true) - 1), t)
 return {n, tostring(wait)}
