@@ -110,7 +110,7 @@ from extruct.xmldom import DomHtmlMixin, XmlDomHTMLParser
 from pyRdfa.initialcontext import initial_context
 from w3lib.encoding import html_to_unicode, resolve_encoding
 
-from spitag import compat
+from spitag import compat, cutoff
 
 try:  # mf2py hands our HTML to BeautifulSoup, which warns about XHTML pages
     from bs4 import MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
@@ -140,7 +140,9 @@ class Profile:
     ``links`` are (absolute http(s) URL without fragment, lower-cased rel or "") of
     every ``<a href>`` / ``<area href>`` in document order; ``refresh`` and
     ``canonical`` are absolute; ``seconds`` is the time the profile took; ``skipped``
-    lists the syntaxes left out because the page's extraction budget was spent."""
+    lists the syntaxes left out because the page's extraction budget was spent, ``cut``
+    those interrupted while running past it or past the memory bound (``cut_by``:
+    "time" or "memory"); ``rss`` the resident bytes of the process after the profile."""
 
     counts: dict[str, int]
     properties: dict[str, int]
@@ -154,8 +156,16 @@ class Profile:
     canonical: str | None = None
     seconds: float = 0.0
     skipped: list[str] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
+    cut_by: str | None = None
+    rss: int = 0
     normalized: bool = False  # links, refresh and canonical normalized (spitag.profile_worker.ProfileJob)
     md5dia: str | None = None  # of ``text``, when computed with the profile
+
+    @property
+    def incomplete(self) -> list[str]:
+        """The syntaxes not fully extracted: skipped or cut, in extraction order."""
+        return [s for s in COSTLY if s in self.skipped or s in self.cut]
 
 
 def empty_profile() -> Profile:
@@ -488,9 +498,11 @@ _RDFA_IGNORED_NS = (
 )
 # extruct.rdfa (imported above) has added its og/fb/twitter prefixes to this context.
 _RDFA_CONTEXT_NS = dict(initial_context["http://www.w3.org/2011/rdfa-context/rdfa-1.1"].ns)
-_RDFA_HINTS = lxml.etree.XPath(
-    "//@typeof | //@vocab | //@property | //@rel[contains(., ':')] | //@rev[contains(., ':')]"
-)
+# Separate paths, not one union: libxml2 merges a union's node sets pairwise, checking
+# every node of one against every node of the other (5 MB of RDFa nodes: 10 s in C,
+# where no budget can stop it).
+_RDFA_TYPED = lxml.etree.XPath("boolean(//*[@typeof or @vocab])")
+_RDFA_HINTS = [lxml.etree.XPath(path) for path in ("//@property", "//@rel[contains(., ':')]", "//@rev[contains(., ':')]")]
 _RDFA_DECLS = lxml.etree.XPath("//@prefix | //@*[starts-with(name(), 'xmlns:')]")
 _PREFIX_DECL = re.compile(r"([^\s:]+):\s+(\S+)")
 
@@ -516,14 +528,10 @@ def rdfa_counts(nodes: list[Any]) -> tuple[list[dict[str, Any]], int]:
 
 
 def _rdfa_worth_running(root: Any) -> bool:
-    hints = _RDFA_HINTS(root)
-    if not hints:
-        return False
+    if _RDFA_TYPED(root):
+        return True
     declared: dict[str, str] | None = None
-    for attr in hints:
-        name = attr.attrname
-        if name in ("typeof", "vocab"):
-            return True
+    for attr in (attr for hints in _RDFA_HINTS for attr in hints(root)):
         for token in attr.split():
             prefix, colon, rest = token.partition(":")
             if not colon:
@@ -706,14 +714,18 @@ _RDFA = RDFaExtractor()
 # --------------------------------------------------------------------------- profile
 
 
-def profile_tree(tree: Any, url: str, *, keep_data: bool = True, budget: float | None = None) -> Profile:
+def profile_tree(
+    tree: Any, url: str, *, keep_data: bool = True, budget: float | None = None, max_memory: int | None = None
+) -> Profile:
     """Profile of an already parsed page (see the module docstring); never raises.
 
-    ``budget`` (seconds): once the page has taken that long, the costly syntaxes not
-    started yet (microformats, RDFa — their extractors re-walk or re-parse the whole
-    page) are skipped and listed in ``skipped``, so that no page holds a worker for long.
-    A step already running is not interrupted."""
-    return _profile(tree, url, keep_data, time.perf_counter(), budget)
+    ``budget`` (seconds): the costly syntaxes (microdata, microformats, RDFa: their
+    extractors walk the whole tree in Python, or parse it again) do not start once the
+    page has taken that long (listed in ``skipped``), and one running then is cut off
+    (``cut``, ``spitag.cutoff``), so that no page holds a worker for long.
+    ``max_memory`` (bytes): a costly syntax running while this process' resident
+    memory grows past it is cut off too, and the later ones are skipped."""
+    return _profile(tree, url, keep_data, time.perf_counter(), budget, max_memory)
 
 
 def profile_html(
@@ -724,39 +736,44 @@ def profile_html(
     keep_data: bool = True,
     max_bytes: int = MAX_BYTES,
     budget: float | None = None,
+    max_memory: int | None = None,
 ) -> Profile:
     """Parse (once) and profile; an empty or unparsable body gives an all-zero Profile.
-    ``budget`` as for ``profile_tree`` (the parse counts against it)."""
+    ``budget`` and ``max_memory`` as for ``profile_tree`` (the parse counts against the
+    budget)."""
     started = time.perf_counter()
     try:
         root = _parse_text(_prepare(body, encoding, max_bytes))
     except Exception:
         logger.debug("profile_html: parse failed for %s", url, exc_info=True)
         root = None
-    return _profile(root, url, keep_data, started, budget)
+    return _profile(root, url, keep_data, started, budget, max_memory)
 
 
 def _profile(
-    tree: Any, url: str, keep_data: bool, started: float, budget: float | None = None
+    tree: Any, url: str, keep_data: bool, started: float, budget: float | None = None,
+    max_memory: int | None = None,
 ) -> Profile:
     profile = empty_profile()
     deadline = started + budget if budget else None
     try:
         if tree is not None:
             root = tree.getroot() if isinstance(tree, lxml.etree._ElementTree) else tree.getroottree().getroot()
-            _fill(profile, root, url or "", keep_data, deadline)
+            _fill(profile, root, url or "", keep_data, deadline, max_memory)
     except Exception:  # each part has its own guard: this is a last resort
         logger.exception("profile failed for %s", url)
     profile.counts["total"] = sum(profile.counts[s] for s in SYNTAXES)
     profile.seconds = time.perf_counter() - started
+    profile.rss = cutoff.resident_bytes()
     return profile
 
 
-COSTLY = ("microformat", "rdfa")  # skipped once a page's extraction budget is spent
+COSTLY = ("microdata", "microformat", "rdfa")  # skipped or cut once a page's budget is spent
 
 
 def _fill(
-    p: Profile, root: Any, url: str, keep_data: bool, deadline: float | None = None
+    p: Profile, root: Any, url: str, keep_data: bool, deadline: float | None = None,
+    max_memory: int | None = None,
 ) -> None:
     """Order matters: readers first, then the extractors that write into the tree."""
     dc_hint = False
@@ -779,11 +796,21 @@ def _fill(
     for syntax, step, wanted in steps:
         if not wanted:
             continue
-        if deadline is not None and syntax in COSTLY and time.perf_counter() > deadline:
+        costly = syntax in COSTLY
+        if costly and (p.cut_by == "memory" or (deadline is not None and time.perf_counter() > deadline)):
             p.skipped.append(syntax)
             continue
         try:
-            count, values, items, broken = step(root, url)
+            if costly:
+                with cutoff.limits(deadline, max_memory):
+                    count, values, items, broken = step(root, url)
+            else:
+                count, values, items, broken = step(root, url)
+        except cutoff.Cut as cut:
+            p.cut.append(syntax)
+            p.cut_by = cut.reason
+            logger.info("%s extraction of %s cut off (%s)", syntax, url, cut.reason)
+            continue
         except Exception:
             logger.debug("%s extraction failed for %s", syntax, url, exc_info=True)
             p.errors.append(syntax)
@@ -934,7 +961,8 @@ def microformat_document(root: Any) -> str:
     properties, nested items, ``e-*`` HTML), resolved against the base URL and
     inheriting the document language; so parsing this instead of the whole page
     (often ten times larger: a WordPress post's ``hentry`` is its article) gives the
-    same items for much less. The subtrees are written out by ``_write_html``, which
+    same items for much less; a page whose ``<html>`` or ``<body>`` is a root is handed
+    over whole. The subtrees are written out by ``_write_html``, which
     keeps attribute values as they were parsed (lxml's own HTML serializer escapes
     URLs and minimizes boolean attributes, and mf2py would report those changes).
     """
@@ -948,6 +976,12 @@ def microformat_document(root: Any) -> str:
                 outer.append(el)
         elif event == "end" and el is inside:
             inside = None
+    if any(el.tag in ("html", "body") for el in outer):
+        # a root on <html> or <body> holds the whole page (a theme's <body class="hfeed">):
+        # mf2py must see it as a root, with everything inside it
+        parts: list[str] = []
+        _write_html(root, parts)
+        return "".join(parts)
     parts = ["<html"]
     lang = root.get("lang")
     if lang is not None:

@@ -30,6 +30,7 @@ class PageItem(scrapy.Item):
     md5dia = scrapy.Field()
     title = scrapy.Field()
     semantic = scrapy.Field()        # counts per syntax + total (spitag.extract.COUNT_KEYS)
+    incomplete = scrapy.Field()      # syntaxes skipped or cut off by the extraction budget or memory bound
     score = scrapy.Field()           # this page's semantic score (spitag.scoring)
     data = scrapy.Field()            # extracted structured data per syntax (SPITAG_KEEP_DATA)
     outlinks = scrapy.Field()        # number of distinct http(s) links on the page

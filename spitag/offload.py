@@ -17,9 +17,14 @@ there is no forkserver, they are spawned). The crawler process itself is never f
 a fork of a process running a reactor, a store thread and open sockets is not safe.
 Workers ignore SIGINT: a Ctrl-C is the crawl's to handle (Scrapy finishes what is in
 flight, and that still needs profiling); they exit by themselves within a second when
-the crawl's process is killed. A worker that dies (killed, out of memory, a crash in
-C) loses nothing: the pool is started again (``spitag/extract/pool_restarts``) and the
-pages it held are profiled in the reactor thread (``spitag/extract/pool_failures``).
+the crawl's process is killed. A page's costly syntaxes are cut off at
+``SPITAG_EXTRACT_BUDGET`` seconds or at ``SPITAG_EXTRACT_MEMORY`` MB of the worker's
+resident memory (``spitag.cutoff``), and a worker cut off for memory, or still above
+it after its page, is replaced (``spitag/extract/workers_replaced``): the pages it
+already holds come back unprofiled (``profile_worker.Swollen``) and go to the new one. A worker that dies (killed,
+out of memory, a crash in C) loses nothing: the pool is started again
+(``spitag/extract/pool_restarts``) and the pages it held are profiled in the reactor
+thread (``spitag/extract/pool_failures``), within the same budget.
 The pool's workers are looked at every second, also between pages: one that dies
 halfway through sending a result would otherwise hold its page, and every later one,
 for ever (``compat.break_pool_after_a_dead_worker``).
@@ -52,6 +57,7 @@ _open_pools = 0  # ProfilePools of this process using the forkserver (see Profil
 
 MAX_PROCESSES = 256  # profile workers at most (each a Python process of its own)
 WORKER_CHECK_SECONDS = 1.0  # how often the crawl looks for a dead worker
+SWOLLEN_TRIES = 3  # pools a page is sent to while the workers it meets are too big
 
 
 def processes_setting(value: Any, cores: int | None = None) -> int:
@@ -137,9 +143,16 @@ class ProfilePool:
     async def profile(self, job: ProfileJob) -> Profile:
         executor = None
         try:
-            executor = self._pool()
-            future = executor.submit(profile_worker.run, job)
-            return await maybe_deferred_to_future(_deferred(future))
+            for _ in range(SWOLLEN_TRIES):
+                executor = self._pool()
+                future = executor.submit(profile_worker.run, job)
+                try:
+                    profile = await maybe_deferred_to_future(_deferred(future))
+                    break
+                except profile_worker.Swollen as swollen:  # its worker was left big by a page before
+                    self._replace(executor, int(swollen.args[0]))
+            else:
+                raise profile_worker.Swollen("every new worker was too big already")
         except Exception as exc:  # the page is profiled here instead: never lost
             broken = isinstance(exc, (BrokenProcessPool, OSError))
             logger.warning(
@@ -151,6 +164,21 @@ class ProfilePool:
             if broken and executor is not None:  # a worker died: start afresh
                 self._restart(executor)
             return job.run()
+        if job.max_memory and (profile.cut_by == "memory" or profile.rss > job.max_memory):
+            self._replace(executor, profile.rss)
+        return profile
+
+    def _replace(self, swollen: ProcessPoolExecutor, rss: int) -> None:
+        """A worker of ``swollen`` grew past ``SPITAG_EXTRACT_MEMORY`` on its page (and
+        Python seldom gives such memory back): the next pages go to a new pool, and the
+        old one's workers exit once the pages they already hold are done."""
+        if swollen is not self._executor:
+            return
+        logger.info("a profile worker grew to %.0f MB on a page: replacing the pool", rss / 2**20)
+        self._executor = None
+        swollen.shutdown(wait=False, cancel_futures=False)
+        if self.crawler is not None:
+            self.crawler.stats.inc_value("spitag/extract/workers_replaced")
 
     def _discard(self) -> None:
         executor, self._executor = self._executor, None

@@ -295,7 +295,11 @@ _declare(
     ("EXTRACT_PROCESSES", "auto", parsed_by("spitag.offload:processes_option", "`auto` or 0 … 256"),
      "worker processes that profile pages: `auto` (one per core; none on one core), a number, or 0 (in the crawler process)"),
     ("EXTRACT_BUDGET", 1.0, real(0),
-     "seconds of extraction per page after which the costly syntaxes not started yet are skipped; 0: none"),
+     "seconds of extraction per page: past them, the costly syntax running (microdata, microformats, RDFa) is"
+     " cut off and those not started are skipped; the page is stored with what was finished; 0: none"),
+    ("EXTRACT_MEMORY", 1024, real(0),
+     "MB of resident memory of a profile worker: past them, the costly syntax running is cut off, and a worker"
+     " still above them after its page is replaced; 0: none"),
 )
 _declare(
     "Recrawl",

@@ -17,11 +17,13 @@ import threading
 import time
 from dataclasses import dataclass
 
+from spitag.cutoff import resident_bytes
 from spitag.digest import md5dia_hex
 from spitag.extract import Profile, profile_html
 from spitag.urls import cached_normalizer
 
 PARENT_CHECK_SECONDS = 1.0  # how often a worker checks that its parent still runs
+_in_worker = False  # set by start(): this process is a profile worker
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,14 @@ class ProfileJob:
     # parameters dropped (unusable ones left out), and the text's md5dia computed, so
     # that a worker process does that work too (``Profile.normalized``).
     drop_params: frozenset[str] | None = None
+    # A profile worker's resident memory (bytes) past which a costly syntax is cut off
+    # (``spitag.cutoff``); not applied in the crawler process, whose memory is the crawl's.
+    max_memory: int | None = None
 
     def run(self) -> Profile:
         profile = profile_html(
             self.body, self.url, encoding=self.encoding, keep_data=self.keep_data,
-            max_bytes=self.max_bytes, budget=self.budget,
+            max_bytes=self.max_bytes, budget=self.budget, max_memory=self.max_memory if _in_worker else None,
         )
         if self.drop_params is not None:
             normalize = cached_normalizer(self.drop_params)
@@ -61,6 +66,8 @@ def start() -> None:
     and that still needs profiling), and exit when the process that started this one
     is gone. After a kill -9 of the crawl nothing else would tell a worker waiting for
     pages: its forkserver exits when the crawl does, and the worker is then adopted."""
+    global _in_worker
+    _in_worker = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A forked worker inherits the crawl's end of the pipe whose closing tells the
     # forkserver that the crawl is gone: kept open here, it would keep the forkserver,
@@ -86,5 +93,12 @@ def warm_up() -> int:
     return os.getpid()
 
 
+class Swollen(Exception):
+    """This worker holds more than the job's memory bound before it starts: a page cut
+    off for memory left it so, and the pool that replaces it must take the job."""
+
+
 def run(job: ProfileJob) -> Profile:
+    if job.max_memory and resident_bytes() > job.max_memory:
+        raise Swollen(resident_bytes())
     return job.run()

@@ -180,6 +180,7 @@ def response_item(
         item.update(
             title=profile.title,
             semantic=profile.counts,
+            incomplete=profile.incomplete or None,
             data=profile.data if keep_data and "noindex" not in directives else {},
             outlinks=len(links),
             links=[] if "nofollow" in directives else links[:max_links],
@@ -198,17 +199,18 @@ def profile_job(
     keep_data: bool,
     max_page_size: int,
     extract_budget: float | None = None,
+    max_memory: int | None = None,
     drop_params: frozenset[str] | None = None,
 ) -> ProfileJob | None:
     """The profiling ``response_item`` would do for this response, or None when it
-    profiles nothing (not a 2xx HTML page). ``drop_params``: see ProfileJob."""
+    profiles nothing (not a 2xx HTML page). ``drop_params``, ``max_memory``: see ProfileJob."""
     if not isinstance(response, TextResponse) or not 200 <= response.status < 300:
         return None
     if not is_html(response, content_type_of(response)):
         return None
     _, encoding = decode_text(response)
     body = response.body[:max_page_size]  # all profile_html reads: less to send
-    return ProfileJob(body, response.url, encoding, keep_data, max_page_size, extract_budget, drop_params)
+    return ProfileJob(body, response.url, encoding, keep_data, max_page_size, extract_budget, drop_params, max_memory)
 
 
 def _as_is(url: str) -> str:

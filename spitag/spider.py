@@ -133,6 +133,7 @@ class SpitagSpider(scrapy.Spider):
                 keep_data=self.options.keep_data,
                 max_page_size=self.options.max_page_size,
                 extract_budget=self.options.extract_budget or None,
+                max_memory=int(self.options.extract_memory * 2**20) or None,
                 drop_params=self.drop_params,
             )
         if not self._called_by_scrapy(response):  # but by a subclass' callback
@@ -305,6 +306,10 @@ class SpitagSpider(scrapy.Spider):
             self.stats.inc_value(f"spitag/extract/errors/{syntax}")
         for syntax in profile.skipped:
             self.stats.inc_value(f"spitag/extract/skipped/{syntax}")
+        for syntax in profile.cut:
+            self.stats.inc_value(f"spitag/extract/cut/{syntax}")
+        if profile.cut_by:
+            self.stats.inc_value(f"spitag/extract/cut_by/{profile.cut_by}")
         for key, count in profile.counts.items():
             if count:
                 self.stats.inc_value(f"spitag/semantic/{key}", count)

@@ -11,6 +11,7 @@ documented differences below, where we count differently on purpose.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -221,3 +222,58 @@ def test_microformat_items_equal_extruct(corpus: Corpus) -> None:
                 differing.add(row.file)
     assert differing == set(EXPECTED_MICROFORMAT_DIFFERENCES)  # and the documented one still differs
     assert compared >= 150
+
+
+# Pages whose <html> or <body> is itself a microformat root: extruct makes the whole
+# page one item, with the page's other roots inside it.
+ROOT_ON_PAGE = {
+    "body-h-entry.html": '<html><body class="h-entry"><p class="p-name">x</p></body></html>',
+    "body-h-feed.html": (
+        '<html><head><title>t</title></head><body class="h-feed">'
+        + "".join(f'<div class="h-entry"><p class="p-name">{n}</p></div>' for n in "abc") + "</body></html>"
+    ),
+    "body-hfeed-classic.html": (
+        '<html lang="en"><head><base href="http://b.test/x/"></head><body class="home blog hfeed">'
+        '<div class="hentry"><h2 class="entry-title">a</h2><a class="u-url" href="p">p</a></div>'
+        '<div class="hentry"><h2 class="entry-title">b</h2></div></body></html>'
+    ),
+    "html-h-card.html": '<html class="h-card"><body><p class="p-name">x</p></body></html>',
+}
+# Real sites of the corpus whose themes put a root on <body> (Tailwind's h-screen is one for mf2py)
+BODY_ROOT_SITES = ("jpanther.github.io", "ldnwebperf.org")
+BODY_ROOT = re.compile(r'<body[^>]*class="?[^">]*(?<![\w-])(h-[a-z]+|hfeed|hentry)(?![\w-])')
+PLAIN_MICROFORMATS = r"""
+import json, sys
+import extruct
+pages = json.load(sys.stdin)
+json.dump({name: extruct.extract(html, base_url=url, syntaxes=["microformat"])["microformat"]
+           for name, (url, html) in pages.items()}, sys.stdout)
+"""
+
+
+def test_a_root_on_html_or_body_gives_extruct_s_items(corpus_root: Path) -> None:
+    """A root on ``<html>`` or ``<body>`` (a theme's ``<body class="hfeed">``) is one
+    item holding the page's other roots, as plain extruct (a fresh interpreter, mf2py
+    unpatched) finds it: hand-made pages and eight pages of each corpus site whose theme
+    does so (Tailwind's ``h-screen``, WordPress' ``hfeed``)."""
+    import tarfile
+
+    pages = {name: ("http://a.test/" + name, html) for name, html in ROOT_ON_PAGE.items()}
+    with tarfile.open(corpus_root / "real-sites.tar.xz") as archive:
+        members = sorted((m for m in archive if m.isfile() and m.name.endswith(".html")
+                          and m.name.split("/")[1] in BODY_ROOT_SITES), key=lambda m: m.name)
+        for site in BODY_ROOT_SITES:
+            of_site = [m for m in members if m.name.split("/")[1] == site]
+            for m in of_site[:: max(len(of_site) // 40, 1)]:
+                html = archive.extractfile(m).read().decode("utf-8")
+                if BODY_ROOT.search(html) and sum(k.startswith(f"sites-train/{site}/") for k in pages) < 8:
+                    pages[m.name] = (f"http://{site}/{m.name.split('/', 2)[2]}", html)
+    assert len(pages) == len(ROOT_ON_PAGE) + 16
+    plain = subprocess.run([sys.executable, "-c", PLAIN_MICROFORMATS], input=json.dumps(pages),
+                           capture_output=True, text=True, cwd=REPO_ROOT, check=True)
+    theirs = json.loads(plain.stdout)
+    for name, (url, html) in pages.items():
+        p = profile_html(html, url)
+        assert len(theirs[name]) == 1, name  # the page is one item
+        assert p.counts["microformat"] == 1, name
+        assert json.dumps(p.data["microformat"], sort_keys=True) == json.dumps(theirs[name], sort_keys=True), name

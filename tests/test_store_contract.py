@@ -335,6 +335,7 @@ def test_a_version_2_store_is_migrated_in_place(store) -> None:
     for column in ("etag", "last_modified", "revisit_interval", "canonical", "robots", "changed", "outlinks"):
         store.query(f"ALTER TABLE url DROP COLUMN {column}")
     store.query("ALTER TABLE outlink DROP COLUMN position")
+    store.query("ALTER TABLE page DROP COLUMN incomplete")
     store.query("DROP INDEX url_expires")
     store.query("UPDATE spitag_meta SET value = '2' WHERE key = 'schema_version'")
     migrated = open_store(store.url)
@@ -347,6 +348,9 @@ def test_a_version_2_store_is_migrated_in_place(store) -> None:
         assert [r["url"] for r in migrated.iter_due("c1", "2000-01-01T00:00:00.000Z")] == ["http://a.example/kept"]
         # what version 2 did not keep is missing from its row, not invented
         kept = next(i for i in migrated.iter_urls("c1") if i["url"] == "http://a.example/kept")
-        assert (kept["canonical"], kept["robots"], kept["changed"]) == (None, None, None)
+        assert (kept["canonical"], kept["robots"], kept["changed"], kept["incomplete"]) == (None, None, None, None)
+        migrated.write([record("http://a.example/cut", "<p>c</p>", incomplete=["rdfa"])])
+        assert migrated.query("SELECT p.incomplete FROM page p JOIN url u ON u.page_id = p.id"
+                              " WHERE u.url = 'http://a.example/cut'") == [("rdfa",)]
     finally:
         migrated.close()

@@ -42,7 +42,7 @@ _T = TypeVar("_T")
 
 PAGE_COLUMNS = (
     "md5, md5dia, type, data, data_format, encoding, size, truncated, title, semantic,"
-    " semantic_total, score, structured, modified"
+    " semantic_total, score, incomplete, structured, modified"
 )
 URL_COLUMNS = (
     "crawl, url_md5, url, page_id, fetched, checked, expires, status, error, content_type,"
@@ -426,6 +426,7 @@ class SQLStore(Store):
                 json.dumps(semantic, sort_keys=True, default=str),
                 int(semantic.get("total", 0)),
                 float(r.get("score") or 0.0),
+                ",".join(r["incomplete"]) if r.get("incomplete") else None,
                 clean_text(json.dumps(r["data"], ensure_ascii=False, default=str)) if r.get("data") else None,
                 clean_text(r["fetched_at"]),
             )
@@ -580,13 +581,13 @@ class SQLStore(Store):
         order): a row written by an older schema lacks what it did not keep."""
         names = (
             "url status error depth priority reason fetched_at content_type encoding size"
-            " truncated md5 md5dia title semantic score data outlinks links redirect_to canonical"
+            " truncated md5 md5dia title semantic incomplete score data outlinks links redirect_to canonical"
             " robots expires revisit_interval changed etag last_modified"
         ).split()
         sql = (
             "SELECT u.url, u.status, u.error, u.depth, u.priority, u.reason, u.checked,"
             " u.content_type, p.encoding, p.size, p.truncated, p.md5, p.md5dia, p.title,"
-            " p.semantic, p.score, p.structured,"
+            " p.semantic, p.incomplete, p.score, p.structured,"
             " COALESCE(u.outlinks, (SELECT COUNT(*) FROM outlink o WHERE o.crawl = u.crawl AND o.source_md5 = u.url_md5)),"
             f" {self.links_sql}, u.redirect_to, u.canonical, u.robots, u.expires, u.revisit_interval, u.changed,"
             " u.etag, u.last_modified"
@@ -603,6 +604,7 @@ class SQLStore(Store):
                     item[key] = bool(item[key])
             item["links"] = item["links"].split("\n") if item["links"] else []
             item["robots"] = item["robots"].split(",") if item["robots"] else None
+            item["incomplete"] = item["incomplete"].split(",") if item["incomplete"] else None
             yield item
 
     def iter_due(self, crawl: str, now: str) -> Iterator[dict[str, Any]]:

@@ -4,8 +4,9 @@
   ``type``, ``data`` (the content decoded to UTF-8, or raw bytes for binary types;
   zlib-compressed when ``data_format`` = ``zlib``, NULL when ``none``), ``modified``,
   plus the original ``encoding``, ``size``, ``truncated``, ``title``, the semantic
-  profile (``semantic`` JSON counts, ``semantic_total``, ``score``) and the extracted
-  ``structured`` data (JSON).
+  profile (``semantic`` JSON counts, ``semantic_total``, ``score``; ``incomplete``, the
+  syntaxes the extraction budget or memory bound left out, comma-separated, NULL when
+  none) and the extracted ``structured`` data (JSON).
 * ``url``   — one row per requested URL and crawl: ``page_id`` (many URLs may serve one
   page), ``fetched`` (first download), ``checked`` (last check), ``expires`` (when it
   is due again), ``status``, plus ``error``, ``depth``, ``priority``, ``reason``,
@@ -30,13 +31,14 @@ VARCHAR limit would reject on PostgreSQL what SQLite accepts.
 Version 2: URL keys by MD5 (``url_md5``, ``source_md5``, ``target_md5``), TEXT types.
 Version 3: the recrawl columns of ``url``. Version 4: what a crawl's item says of its
 URL besides (``canonical``, ``robots``, ``changed``, ``outlinks``) and each outlink's
-``position`` on its page, so that ``scrapy export`` writes the crawl's own fields. An
+``position`` on its page, so that ``scrapy export`` writes the crawl's own fields.
+Version 5: ``page.incomplete``. An
 older store is migrated in place (``MIGRATIONS``: columns added, nothing rewritten).
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS spitag_meta (
@@ -57,6 +59,7 @@ TABLES = [
         semantic TEXT NOT NULL,
         semantic_total INTEGER NOT NULL,
         score DOUBLE PRECISION NOT NULL,
+        incomplete TEXT,
         structured TEXT,
         modified {ts} NOT NULL
     )""",
@@ -120,4 +123,5 @@ MIGRATIONS = {
         "ALTER TABLE url ADD COLUMN outlinks INTEGER",
         "ALTER TABLE outlink ADD COLUMN position INTEGER",
     ],
+    4: ["ALTER TABLE page ADD COLUMN incomplete TEXT"],
 }
