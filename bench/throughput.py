@@ -1,6 +1,6 @@
-"""Issue 8: the full semantic pipeline against plain Scrapy, pages/s and CPU, two local webs.
+"""The full semantic pipeline against plain Scrapy: pages/s, CPU and items/s on three local webs.
 
-    python bench/throughput.py [--rounds 3] [--pages 5000] [--webs synthetic,real]
+    python bench/throughput.py [--rounds 3] [--pages 5000] [--webs synthetic,real,hosts]
                                [--configs a,b,b2,c,d,e] [--concurrency 16] [--out bench/out/throughput]
     python bench/throughput.py --profile d [--webs synthetic,real]      # one crawl under cProfile
     python bench/throughput.py --report bench/out/throughput/throughput.json
@@ -14,11 +14,22 @@ obeyed:
 * (b2) (b) + (c)'s parse;
 * (c) (a) + ``extruct.extract(html, base_url=url)`` per page (every syntax), items to JSON lines;
 * (d) SpiTag, embedded defaults (SQLite store and frontier, fresh per run), ``-O out.jsonl``;
-* (e) SpiTag on a Redis frontier and a PostgreSQL store (real servers, fresh per run).
+* (e) SpiTag on a Redis frontier and a PostgreSQL store (real servers, fresh per run);
+* (dbfs) (d) with ``SPITAG_STRATEGY=bfs``;
+* (dorder) (d) given, as its seeds and nothing more (``SPITAG_MAX_DEPTH=0``), the pages
+  the same round's (a) crawl fetched, in (a)'s order: SpiTag's cost per page on plain
+  Scrapy's pages, apart from the cost of choosing its own.
 
 Webs (bench/throughput_webs.py), served by nginx on 127.0.0.1 (bench/serve.py): the
-synthetic site of bench/serve.py (``--pages`` light pages) and the 600 real pages of the
-corpus made crawlable (hubs + links appended). Rounds are interleaved (a b b2 c d e, a b …,
+synthetic site of bench/serve.py (``--pages`` light pages), the 600 real pages of the
+corpus made crawlable (hubs + links appended), both under one host and crawled whole
+by a, b, b2, c, d, e; and ``hosts`` (bench/throughput_hosts.py): the corpus' 20 real
+sites and its 600 heavy pages under several hundred host names, ~5,000 pages, of which
+each config fetches ``--hosts-pages`` responses (1,000) in its own order: a, c, d,
+dbfs, dorder. On ``hosts`` a run also reports MB/s, the CPU of the crawler process and
+of its profile workers apart, cores busy (CPU seconds of all the crawl's processes
+over its wall seconds), the workers' peak RSS and semantic items per second: the true
+counts (bench/webgen.py's ``semantic_counts``) of the pages it got, per second. Rounds are interleaved (a b b2 c d e, a b …,
 web after web in each round); medians over the rounds. Pages/s is nginx's count of
 distinct pages answered 200 over the span from the first request's arrival to the last
 answer (bench/frontier.py's ``page_span``); CPU is the crawler process' user + sys
@@ -52,9 +63,12 @@ REPO = BENCH.parent
 sys.path[:0] = [str(REPO), str(BENCH)]
 
 from frontier import machine_cpu, page_span, proc_cpu  # noqa: E402
-from throughput_webs import Web, real_web, synthetic_web  # noqa: E402
+from throughput_hosts import page_key  # noqa: E402
+from throughput_webs import Web, hosts_web, real_web, synthetic_web  # noqa: E402
 
-CONFIGS = ("a", "b", "b2", "c", "d", "e")
+CONFIGS = ("a", "b", "b2", "c", "d", "e", "dbfs", "dorder")
+WEB_CONFIGS = {"synthetic": CONFIGS[:6], "real": CONFIGS[:6], "hosts": ("a", "c", "d", "dbfs", "dorder")}
+SPITAG = ("d", "e", "dbfs", "dorder")
 NAMES = {
     "a": "(a) plain Scrapy, links only",
     "b": "(b) scrapy-redis, links only",
@@ -62,8 +76,14 @@ NAMES = {
     "c": "(c) plain Scrapy + extruct",
     "d": "(d) SpiTag, SQLite (defaults)",
     "e": "(e) SpiTag, Redis + PostgreSQL",
+    "dbfs": "(dbfs) SpiTag, SPITAG_STRATEGY=bfs",
+    "dorder": "(dorder) SpiTag on (a)'s pages",
 }
 TARGETS = (("d", "a", 0.75), ("e", "a", 0.6), ("e", "b2", 2.0), ("d", "c", 2.3))
+HOSTS_TARGETS = (("d", "a", 0.6), ("dbfs", "a", 0.75))  # pages/s on the web of many hosts
+HOSTS_CPU_TARGET = 2.5  # d's CPU per page (all its processes) at most this × a's
+HOSTS_ITEMS_TARGET = 15.0  # d's semantic items per second at least this × c's
+HOSTS_CORES_TARGET = 1.7  # cores d keeps busy (of 2)
 TICK = os.sysconf("SC_CLK_TCK")
 TIMEOUT = 3600.0
 
@@ -160,40 +180,94 @@ class Servers:
 
 
 def crawl_command(config: str, web: Web, servers: Servers, folder: Path, name: str,
-                  concurrency: int, extra: tuple[str, ...] = ()) -> list[str]:
+                  concurrency: int, extra: tuple[str, ...] = (), pages: int | None = None,
+                  order: Path | None = None) -> list[str]:
+    """``pages``: responses a crawl of the web of many hosts stops at; ``order``: the
+    seed file of (dorder), the pages (a) fetched, in its order."""
     if config in ("a", "b", "b2", "c"):
         cmd = [str(BENCH / "throughput_crawl.py"), config, web.seed, "--concurrency", str(concurrency),
                "--stats", str(folder / "stats.json"), "--out", str(folder / "items.jsonl")]
         if config in ("b", "b2"):
             cmd += ["--redis", servers.redis.url]
+        if web.proxy:
+            cmd += ["--any-host", "--pages", str(pages)]
         return cmd
-    if config == "d":
-        store = f"sqlite:///{folder / 'store.db'}"
-        frontier = f"sqlite:///{folder / 'frontier.db'}"
-    else:
+    if config == "e":
         store = servers.pg.create_database(name.replace("-", "_"))
         frontier = servers.redis.url
-    return ["-m", "scrapy", "crawl", "spitag", "-a", f"seeds={web.seed}", "-a", f"crawl={name}",
+    else:
+        store = f"sqlite:///{folder / 'store.db'}"
+        frontier = f"sqlite:///{folder / 'frontier.db'}"
+    seeds = web.seed
+    more: list[str] = []
+    if web.proxy:
+        more += ["SPITAG_SCOPE=any", f"CLOSESPIDER_PAGECOUNT={pages}"]
+    if config == "dbfs":
+        more.append("SPITAG_STRATEGY=bfs")
+    if config == "dorder":
+        if order is None:
+            raise ValueError("dorder needs the pages of an (a) crawl of the same round: put a before dorder")
+        seeds = str(order)
+        more += ["SPITAG_MAX_DEPTH=0", "SPITAG_STRATEGY=bfs"]
+    return ["-m", "scrapy", "crawl", "spitag", "-a", f"seeds={seeds}", "-a", f"crawl={name}",
             "-O", str(folder / "items.jsonl"),
             "-s", f"SPITAG_STORE={store}", "-s", f"SPITAG_FRONTIER={frontier}",
             "-s", f"CONCURRENT_REQUESTS={concurrency}", "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={concurrency}",
-            "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", *(a for kv in extra for a in ("-s", kv))]
+            "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", *(a for kv in (*more, *extra) for a in ("-s", kv))]
+
+
+def process_tree(root: int) -> dict[int, tuple[float, int]]:
+    """CPU seconds and peak resident kB (VmHWM) of ``root`` and every live descendant."""
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields[1])
+        cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / TICK
+    tree = {root}
+    grown = True
+    while grown:
+        grown = False
+        for pid, ppid in parent.items():
+            if ppid in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    out = {}
+    for pid in tree:
+        hwm = 0
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1])
+        except OSError:
+            continue
+        out[pid] = (cpu.get(pid, 0.0), hwm)
+    return out
 
 
 def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, concurrency: int,
-              profile: Path | None = None, extra: tuple[str, ...] = ()) -> dict[str, Any]:
+              profile: Path | None = None, extra: tuple[str, ...] = (), pages_budget: int | None = None,
+              order: Path | None = None) -> dict[str, Any]:
     folder = out / "runs" / f"{web.name}-{config}-{tag}"
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     name = f"tp-{web.name}-{config}-{tag}-{os.getpid()}"
     if servers.client is not None:
         servers.client.flushall()
-    args = crawl_command(config, web, servers, folder, name, concurrency, extra)
+    args = crawl_command(config, web, servers, folder, name, concurrency, extra, pages_budget, order)
     cmd = [sys.executable, *args]
     if profile is not None:
         cmd = [sys.executable, str(BENCH / "throughput_profile.py"), str(profile), *args]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SPITAG_") and k != "REDIS_URL"}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("SPITAG_") and k != "REDIS_URL" and k.lower() not in PROXY_VARIABLES}
     env["PYTHONPATH"] = str(REPO)
+    if web.proxy:
+        env["http_proxy"] = env["https_proxy"] = web.proxy
     offset = web.nginx.log_offset()
     nginx_pids = web.nginx.pids()
     load = os.getloadavg()
@@ -204,11 +278,14 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + TIMEOUT
     tasks: dict[int, float] = {}  # thread id → CPU seconds, last sample
+    tree: dict[int, tuple[float, int]] = {}  # pid → (CPU seconds, peak kB), last sample
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
         tasks.update(thread_cpu(proc.pid))
+        for p, (cpu, hwm) in process_tree(proc.pid).items():  # a zombie's last look has no VmHWM
+            tree[p] = (max(cpu, tree.get(p, (0.0, 0))[0]), max(hwm, tree.get(p, (0.0, 0))[1]))
         if time.monotonic() > deadline:
             proc.kill()
         time.sleep(0.25)
@@ -247,6 +324,12 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
         "loadavg": load, "items": items,
     }
     r["ok"] = r["exit"] == 0 and r["missing"] == 0 and pages == len(web.expected)
+    if web.values:
+        r.update(hosts_figures(web, lines, r, tree, proc.pid))
+        if config == "a":  # (dorder)'s seeds: the pages a fetched, in its order
+            first = dict.fromkeys(page_key(x.path) for x in sorted(lines, key=lambda x: x.start)
+                                  if x.status == 200 and page_key(x.path) in web.values)
+            (folder / "order.txt").write_text("".join(f"http://{key}\n" for key in first))
     stats_file = folder / "stats.json"
     if stats_file.exists():
         stats = json.loads(stats_file.read_text())
@@ -262,7 +345,50 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
     return r
 
 
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "no_proxy", "all_proxy")
+
+
+def hosts_figures(web: Web, lines: list[Any], r: dict[str, Any], tree: dict[int, tuple[float, int]],
+                  crawler: int) -> dict[str, Any]:
+    """A run on the web of many hosts: its HTML pages answered 200 (each page once),
+    their bytes and true semantic counts, over the span from the first request to the
+    last answer; CPU and peak RSS of the crawler process and of its descendants (the
+    profile workers) apart; cores busy."""
+    got: dict[str, Any] = {}
+    for x in lines:
+        key = page_key(x.path)
+        if x.status == 200 and key in web.values and key not in got:
+            got[key] = x
+    if not got:
+        return {"ok": False, "pages": 0}
+    span = max(x.end for x in got.values()) - min(x.start for x in got.values())
+    items = sum(web.values[k] for k in got)
+    workers_cpu = sum(cpu for pid, (cpu, _) in tree.items() if pid != crawler)
+    crawler_cpu = max(r["cpu_s"] - workers_cpu, 0.0)  # wait4 counts the reaped workers in
+    pages = len(got)
+    return {
+        "pages": pages, "span": span, "pages_per_s": pages / span, "ok": r["exit"] == 0,
+        "responses": sum(1 for x in lines if x.path.split("/", 1)[-1] != "robots.txt"),
+        "mb_per_s": sum(x.bytes for x in got.values()) / 1e6 / span,
+        "items": items, "items_per_s": items / span, "items_per_page": items / pages,
+        "crawler_cpu_ms_per_page": crawler_cpu / pages * 1000, "workers_cpu_ms_per_page": workers_cpu / pages * 1000,
+        "cpu_ms_per_page": r["cpu_s"] / pages * 1000,
+        "cores_busy": r["cpu_s"] / r["wall"] if r["wall"] else None,
+        "crawler_peak_mb": tree.get(crawler, (0, 0))[1] / 1024,
+        "workers_peak_mb": max((hwm for pid, (_, hwm) in tree.items() if pid != crawler), default=0) / 1024,
+    }
+
+
 def run_line(r: dict[str, Any]) -> str:
+    if "items_per_s" in r:
+        return (f"  {r['web']:9} {r['config']:6} {r['tag']}: {r['pages']:5d} pages ({r['responses']} responses) in "
+                f"{r['span']:6.1f} s = {r['pages_per_s']:6.1f} pages/s, {r['mb_per_s']:5.1f} MB/s, "
+                f"{r['items_per_s']:7.0f} items/s ({r['items_per_page']:.1f} a page), CPU ms/page crawler "
+                f"{r['crawler_cpu_ms_per_page']:6.1f} + workers {r['workers_cpu_ms_per_page']:6.1f}, "
+                f"cores busy {r['cores_busy']:.2f}, peak RSS crawler {r['crawler_peak_mb']:.0f} MB, "
+                f"workers {r['workers_peak_mb']:.0f} MB{'' if r['ok'] else '  FAILED (exit %s)' % r['exit']}")
+    if "items_per_s" not in r and r.get("pages") == 0:
+        return f"  {r['web']:9} {r['config']:6} {r['tag']}: no page  FAILED (exit {r['exit']})"
     srv = r["server_cpu_ms_per_page"]
     shown = {"b": ("redis",), "b2": ("redis",), "e": ("redis", "pg")}.get(r["config"], ())
     extra = "".join(f" +{k} {srv[k]:.2f}" for k in shown)
@@ -306,7 +432,71 @@ def summarize(runs: list[dict[str, Any]], webs: list[str], configs: list[str]) -
                 ratios.append({"ratio": f"{num}/{den}", "target": target, "pages_per_s": speed,
                                "met": speed >= target, "crawler_cpu": cpu, "total_cpu": total})
         out[web] = {"table": table, "ratios": ratios}
+        if any("items_per_s" in r for r in runs if r["web"] == web):
+            out[web] = summarize_hosts([r for r in runs if r["web"] == web and "items_per_s" in r], configs)
     return out
+
+
+HOSTS_COLUMNS = ("pages_per_s", "mb_per_s", "items_per_s", "items_per_page", "crawler_cpu_ms_per_page",
+                 "workers_cpu_ms_per_page", "cpu_ms_per_page", "cores_busy", "crawler_peak_mb", "workers_peak_mb")
+
+
+def summarize_hosts(runs: list[dict[str, Any]], configs: list[str]) -> dict[str, Any]:
+    """Medians per config on the web of many hosts, and its targets."""
+    table = {}
+    for c in configs:
+        ok = [r for r in runs if r["config"] == c and r["ok"]]
+        if ok:
+            table[c] = {"runs": sum(1 for r in runs if r["config"] == c), "ok": len(ok),
+                        "pages": median([r["pages"] for r in ok]),
+                        "all_pages_per_s": [round(r["pages_per_s"], 1) for r in ok],
+                        **{k: median([r[k] for r in ok]) for k in HOSTS_COLUMNS}}
+    checks = []
+
+    def check(what: str, value: float, target: float, at_most: bool = False) -> None:
+        checks.append({"what": what, "value": value, "target": target,
+                       "met": value <= target if at_most else value >= target, "at_most": at_most})
+
+    for num, den, target in HOSTS_TARGETS:
+        if num in table and den in table:
+            check(f"{num}/{den} pages/s", table[num]["pages_per_s"] / table[den]["pages_per_s"], target)
+    if "d" in table and "a" in table:
+        check("d/a CPU per page", table["d"]["cpu_ms_per_page"] / table["a"]["cpu_ms_per_page"],
+              HOSTS_CPU_TARGET, at_most=True)
+    if "d" in table and "c" in table:
+        check("d/c items/s", table["d"]["items_per_s"] / table["c"]["items_per_s"], HOSTS_ITEMS_TARGET)
+    if "d" in table:
+        check("d cores busy", table["d"]["cores_busy"], HOSTS_CORES_TARGET)
+    if "dorder" in table and "d" in table:
+        checks.append({"what": "d/dorder CPU per page (the cost of SpiTag's own pages)", "target": None,
+                       "value": table["d"]["cpu_ms_per_page"] / table["dorder"]["cpu_ms_per_page"]})
+    return {"hosts_table": table, "checks": checks}
+
+
+def hosts_report(web: str, info: dict[str, Any], part: dict[str, Any]) -> list[str]:
+    lines = ["", f"## {web} web: {info['pages']} pages ({info['site_pages']} of 20 real sites, {info['loose_pages']} "
+                 f"single real pages) on {info['hosts']} hosts, ~{info['mean_bytes'] / 1000:.0f} KB a page; "
+                 f"{info.get('budget')} responses a crawl",
+             f"   {'config':34} {'pages':>6} {'pages/s':>8} {'MB/s':>6} {'items/s':>8} {'items/page':>10} "
+             f"{'CPU ms/page: crawler':>21} {'+ workers':>9} {'= all':>7} {'cores':>6} {'RSS crawler':>11} {'workers':>8}"]
+    for c, row in part["hosts_table"].items():
+        lines.append(f"   {NAMES[c]:34} {row['pages']:6.0f} {row['pages_per_s']:8.1f} {row['mb_per_s']:6.1f} "
+                     f"{row['items_per_s']:8.0f} {row['items_per_page']:10.1f} {row['crawler_cpu_ms_per_page']:21.1f} "
+                     f"{row['workers_cpu_ms_per_page']:9.1f} {row['cpu_ms_per_page']:7.1f} {row['cores_busy']:6.2f} "
+                     f"{row['crawler_peak_mb']:8.0f} MB {row['workers_peak_mb']:5.0f} MB"
+                     + ("" if row["ok"] == row["runs"] else f"  {row['runs'] - row['ok']} FAILED"))
+    for ch in part["checks"]:
+        if ch["target"] is None:
+            lines.append(f"   {ch['what']}: {ch['value']:.2f}×")
+        else:
+            bound = "≤" if ch["at_most"] else "≥"
+            lines.append(f"   {ch['what']}: {ch['value']:.2f} (target {bound} {ch['target']}: "
+                         f"{'met' if ch['met'] else 'MISSED'})")
+    lines.append("   pages: distinct HTML pages answered 200 (nginx log), each once; pages/s, MB/s and items/s over"
+                 " the first request → last answer; items: the pages' true semantic counts (bench/webgen.py);"
+                 " CPU: the crawler process and its profile workers (all its descendants), start-up included;"
+                 " cores: CPU seconds of all of them over the crawl's wall seconds")
+    return lines
 
 
 def fmt(x: Any, spec: str) -> str:
@@ -318,6 +508,9 @@ def report(results: dict[str, Any]) -> str:
              f"rounds {results['rounds']}; load average at start {results['load_start']}, at end {results.get('load_end')}"]
     for web, part in results["summary"].items():
         info = results["webs"][web]
+        if "hosts_table" in part:
+            lines += hosts_report(web, info, part)
+            continue
         desc = (f"{info['pages']} pages, ~{info.get('mean_bytes', info.get('mean_bytes_sampled', 0)) / 1000:.0f} KB each"
                 + (f" (+ {info['hubs']} hubs and the index; {info['not_utf8']} not UTF-8)" if web == "real" else ""))
         lines += ["", f"## {web} web: {desc}",
@@ -345,6 +538,15 @@ def report(results: dict[str, Any]) -> str:
                   f"   median {prof['median_ms']:.1f} ms, p95 {prof['p95_ms']:.1f} ms, p99 {prof['p99_ms']:.1f} ms, "
                   f"max {prof['max_ms']:.1f} ms, total {prof['total_s']:.1f} s; slowest: "
                   + ", ".join(f"{f} {ms:.0f} ms" for f, ms in prof["slowest"])]
+    for h in results.get("heavy", []):
+        if "error" in h:
+            lines.append(f"   {h['page']}: failed: {h['error']}")
+            continue
+        if h is results["heavy"][0]:
+            lines += ["", f"## pathological pages (testbed/heavy.py), profile_html with SPITAG_EXTRACT_BUDGET = "
+                          f"{h['budget']} s and SPITAG_EXTRACT_MEMORY = {h['memory_mb']:.0f} MB, a fresh process each"]
+        lines.append(f"   {h['page']:15} {h['mb']:4.1f} MB: {h['seconds']:6.2f} s, peak RSS {h['peak_mb']:5.0f} MB, "
+                     f"cut {h['cut']} ({h['cut_by']}), skipped {h['skipped']}")
     budget = results.get("budget")
     if budget is not None:
         lines += ["", "## per-page extraction budget setting: " + (
@@ -374,6 +576,34 @@ def corpus_profile(corpus: Path) -> dict[str, Any]:
     return {"pages": len(s), "median_ms": statistics.median(s) * 1000, "p95_ms": percentile(s, 0.95) * 1000,
             "p99_ms": percentile(s, 0.99) * 1000, "max_ms": s[-1] * 1000, "total_s": sum(s),
             "slowest": [(f, t * 1000) for f, t in sorted(times, key=lambda x: -x[1])[:5]]}
+
+
+HEAVY = r"""
+import json, resource, sys, time
+from spitag.extract import profile_html
+from spitag.options import BY_NAME
+from testbed import heavy
+page = getattr(heavy, sys.argv[1])()
+budget = float(BY_NAME["SPITAG_EXTRACT_BUDGET"].default)
+memory = int(float(BY_NAME["SPITAG_EXTRACT_MEMORY"].default) * 2**20)
+started = time.perf_counter()
+p = profile_html(page, "http://heavy.test/", budget=budget, max_memory=memory)
+json.dump({"page": sys.argv[1], "mb": len(page) / 2**20, "seconds": time.perf_counter() - started,
+           "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "budget": budget,
+           "memory_mb": memory / 2**20, "cut": p.cut, "cut_by": p.cut_by, "skipped": p.skipped}, sys.stdout)
+"""
+
+
+def heavy_pages() -> list[dict[str, Any]]:
+    """The pathological pages of testbed/heavy.py, each profiled in a fresh process
+    with the default budget and memory bound: seconds and peak RSS (tests/test_extract_budget.py
+    shows the same pages cut in a crawl)."""
+    out = []
+    for name in ("rdfa_page", "microdata_page"):
+        done = subprocess.run([sys.executable, "-c", HEAVY, name], cwd=REPO, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=900)
+        out.append(json.loads(done.stdout) if done.returncode == 0 else {"page": name, "error": done.stderr[-500:]})
+    return out
 
 
 BUDGET_NAME = re.compile(r"BUDGET|(EXTRACT|PROFILE|PARSE).*(SECONDS|TIMEOUT|_MS|TIME)")
@@ -487,17 +717,28 @@ def build_webs(args: argparse.Namespace) -> list[Web]:
             webs.append(synthetic_web(work / f"synthetic-{args.pages}", args.pages))
         elif name == "real":
             webs.append(real_web(work / "real", corpus_dir(args.corpus)))
+        elif name == "hosts":
+            webs.append(hosts_web(work / "hosts", corpus_dir(args.corpus)))
+            webs[-1].info["budget"] = args.hosts_pages
         else:
-            sys.exit(f"unknown web {name!r}: synthetic, real")
+            sys.exit(f"unknown web {name!r}: synthetic, real, hosts")
     return webs
+
+
+def configs_of(web: Web, chosen: list[str] | None) -> list[str]:
+    """The configs run on ``web``: its own (WEB_CONFIGS), or those of ``--configs`` it has."""
+    own = WEB_CONFIGS[web.name]
+    return [c for c in own if chosen is None or c in chosen]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--pages", type=int, default=5000, help="synthetic site size")
-    parser.add_argument("--webs", default="synthetic,real")
-    parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--webs", default="synthetic,real,hosts")
+    parser.add_argument("--configs", help="configs to run, among each web's own (default: all of them; "
+                        + "; ".join(f"{w}: {','.join(c)}" for w, c in WEB_CONFIGS.items()) + ")")
+    parser.add_argument("--hosts-pages", type=int, default=1000, help="responses a crawl of the hosts web gets")
     parser.add_argument("--concurrency", type=int, default=16, help="CONCURRENT_REQUESTS and per domain, every config")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="one more setting for the SpiTag crawls (d, e): for probing a knob, not for the figures")
@@ -513,13 +754,14 @@ def main() -> None:
     if args.report:
         print(report(json.loads(Path(args.report).read_text())))
         return
-    configs = args.configs.split(",") if not args.profile else [args.profile]
-    bad = [c for c in configs if c not in CONFIGS]
+    chosen = [args.profile] if args.profile else args.configs.split(",") if args.configs else None
+    bad = [c for c in chosen or () if c not in CONFIGS]
     if bad:
         sys.exit(f"unknown config(s) {bad}: {', '.join(CONFIGS)}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     webs = build_webs(args)
+    configs = [c for c in CONFIGS if any(c in configs_of(web, chosen) for web in webs)]
     servers = Servers(configs)
     results: dict[str, Any] = {
         "when": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(), "concurrency": args.concurrency,
@@ -536,7 +778,7 @@ def main() -> None:
             for web in webs:
                 path = out / f"profile-{args.profile}-{web.name}.pstats"
                 r = run_crawl(args.profile, web, servers, out, "profile", args.concurrency, profile=path,
-                              extra=tuple(args.set))
+                              extra=tuple(args.set), pages_budget=args.hosts_pages)
                 print(run_line(r), flush=True)
                 text, summary = profile_report(path, args.top)
                 print(text, flush=True)
@@ -546,8 +788,10 @@ def main() -> None:
             return
         for rnd in range(args.rounds):
             for web in webs:
-                for config in configs:
-                    r = run_crawl(config, web, servers, out, f"r{rnd}", args.concurrency, extra=tuple(args.set))
+                for config in configs_of(web, chosen):
+                    order = out / "runs" / f"{web.name}-a-r{rnd}" / "order.txt"
+                    r = run_crawl(config, web, servers, out, f"r{rnd}", args.concurrency, extra=tuple(args.set),
+                                  pages_budget=args.hosts_pages, order=order if order.exists() else None)
                     results["runs"].append(r)
                     print(run_line(r), flush=True)
                     (out / "throughput.json").write_text(json.dumps(results, indent=1, default=str))
@@ -561,6 +805,7 @@ def main() -> None:
         print("[corpus] profile_html on the real pages …", flush=True)
         results["corpus_profile"] = corpus_profile(corpus_dir(args.corpus))
     results["budget"] = budget_settings()
+    results["heavy"] = heavy_pages()
     results["seconds"] = time.monotonic() - started
     text = report(results)
     print()

@@ -1,6 +1,7 @@
 """One baseline crawl of bench/throughput.py, in its own process (configs a, b, b2, c).
 
-    python bench/throughput_crawl.py KIND SEED [--redis URL] [--concurrency 16] [--out items.jsonl] [--stats stats.json]
+    python bench/throughput_crawl.py KIND SEEDS [--redis URL] [--concurrency 16] [--out items.jsonl] [--stats stats.json]
+                                     [--any-host] [--pages N]
 
 KIND:
 * ``a``  plain Scrapy: ``parse`` follows every link of ``LinkExtractor(allow_domains=[seed host])``;
@@ -9,6 +10,11 @@ KIND:
 * ``c``  the same links, plus ``extruct.extract(response.text, base_url=response.url,
   errors="ignore")`` (every syntax, mf2py as extruct ships it: spitag is never imported
   here) yielded as an item and written to ``--out`` as JSON lines, as ``-O`` would.
+
+SEEDS: one URL, or several separated by commas. ``--any-host``: links to every host
+are followed (the multi-host web, reached through its nginx as the HTTP proxy), not
+only the first seed's; ``--pages N``: the crawl stops after N responses
+(``CLOSESPIDER_PAGECOUNT``, as SpiTag's crawl of that web).
 
 Same settings for all, and the ones SpiTag's crawl gets: CONCURRENT_REQUESTS and
 CONCURRENT_REQUESTS_PER_DOMAIN = ``--concurrency``, DOWNLOAD_DELAY 0, robots.txt
@@ -44,18 +50,20 @@ class LinkSpider(scrapy.Spider):
 
     name = "throughput"
 
-    def __init__(self, seed: str, extract: bool = False, **kwargs: Any) -> None:
+    def __init__(self, seed: str, extract: bool = False, any_host: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.seed = seed
+        self.seeds = seed.split(",")
         self.extract = extract
-        self.links = LinkExtractor(allow_domains=[urlsplit(seed).netloc])  # host:port (Scrapy compares the netloc)
+        # host:port (Scrapy compares the netloc)
+        self.links = LinkExtractor() if any_host else LinkExtractor(allow_domains=[urlsplit(self.seeds[0]).netloc])
         if extract:
             import extruct
 
             self.extruct = extruct
 
     async def start(self) -> Any:
-        yield scrapy.Request(self.seed, callback=self.parse)
+        for seed in self.seeds:
+            yield scrapy.Request(seed, callback=self.parse)
 
     def parse(self, response: Any) -> Any:
         if not isinstance(response, scrapy.http.TextResponse):
@@ -67,13 +75,16 @@ class LinkSpider(scrapy.Spider):
             yield {"url": response.url, "status": response.status, "data": data}
 
 
-def settings_for(kind: str, concurrency: int, redis_url: str | None, out: str | None) -> dict[str, Any]:
+def settings_for(kind: str, concurrency: int, redis_url: str | None, out: str | None,
+                 pages: int | None = None) -> dict[str, Any]:
     settings: dict[str, Any] = {
         "LOG_LEVEL": "INFO", "ROBOTSTXT_OBEY": True, "TELNETCONSOLE_ENABLED": False,
         "CONCURRENT_REQUESTS": concurrency, "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
         "DOWNLOAD_DELAY": 0, "METAREFRESH_ENABLED": False, "USER_AGENT": "SpiTag-bench/0.1",
         "FEED_EXPORT_ENCODING": "utf-8", "REMOTE_CONTROL_ENABLED": False,
     }
+    if pages:
+        settings["CLOSESPIDER_PAGECOUNT"] = pages
     if kind in ("b", "b2"):
         if not redis_url:
             raise SystemExit("--redis is needed for b and b2")
@@ -91,10 +102,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--out", help="JSON lines of the items (b2, c)")
     parser.add_argument("--stats", help="write Scrapy's stats here (JSON)")
+    parser.add_argument("--any-host", action="store_true", help="follow links to every host")
+    parser.add_argument("--pages", type=int, help="stop after this many responses")
     args = parser.parse_args()
-    process = CrawlerProcess(settings_for(args.kind, args.concurrency, args.redis, args.out))
+    process = CrawlerProcess(settings_for(args.kind, args.concurrency, args.redis, args.out, args.pages))
     crawler = process.create_crawler(LinkSpider)
-    process.crawl(crawler, seed=args.seed, extract=args.kind in ("b2", "c"))
+    process.crawl(crawler, seed=args.seed, extract=args.kind in ("b2", "c"), any_host=args.any_host)
     started = time.time()
     process.start()
     if args.stats:

@@ -1,4 +1,4 @@
-"""The two local webs of bench/throughput.py, both served by nginx (bench/serve.py).
+"""The local webs of bench/throughput.py, all served by nginx (bench/serve.py).
 
 * ``synthetic``: bench/serve.py's site as it is (``make_site``): N light pages
   (~15 KB, realistic heads with meta, OpenGraph, Twitter, Dublin Core, a JSON-LD block,
@@ -24,7 +24,12 @@
   every page is at depth 2 from the seed whatever the page itself says (robots
   ``nofollow``, no ``</body>``...).
 
-Each ``Web`` knows the set of paths a full crawl must answer 200 (``expected``).
+* ``hosts``: real sites and real heavy pages under several hundred host names
+  (bench/throughput_hosts.py), crawled through nginx as the HTTP proxy, 1,000
+  responses a crawl.
+
+Each ``Web`` of one host knows the set of paths a full crawl must answer 200
+(``expected``); the ``hosts`` web, each page's true semantic count (``values``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ for _p in (str(REPO), str(BENCH)):
 
 import serve  # noqa: E402
 from serve import Nginx, make_site  # noqa: E402
+from throughput_hosts import HostsNginx, build  # noqa: E402
 from testbed.corpus import PAGES_ARCHIVE, _add_links, unpack  # noqa: E402
 
 HUB_SIZE = 50
@@ -60,15 +66,22 @@ class Web:
     info: dict = field(default_factory=dict)
     template: Path | None = None  # pages with PORT_PLACEHOLDER in their links, copied to root at start
     nginx: Nginx | None = None
+    seeds: list[str] = field(default_factory=list)  # a web of many hosts: its seeds, reached through nginx
+    values: dict[str, int] = field(default_factory=dict)  # "host/path" → true semantic count (hosts web)
 
     @property
     def seed(self) -> str:
         assert self.nginx is not None
-        return self.nginx.base_url + "/"
+        return ",".join(self.seeds) if self.seeds else self.nginx.base_url + "/"
+
+    @property
+    def proxy(self) -> str | None:
+        """The HTTP proxy its crawlers go through (the web of many hosts), or None."""
+        return self.nginx.base_url if self.seeds and self.nginx is not None else None
 
     def start(self) -> Web:
         self.root.mkdir(parents=True, exist_ok=True)
-        self.nginx = RawCharsetNginx(self.root).start()
+        self.nginx = (HostsNginx if self.seeds else RawCharsetNginx)(self.root).start()
         try:
             if self.template is not None:  # absolute links need the port nginx got
                 here = (self.nginx.base_url + "/").encode()
@@ -206,3 +219,13 @@ def real_web(work: Path, corpus: Path) -> Web:
     return Web("real", work / "www", set(expected), info, template=root)
 
 
+
+
+# --------------------------------------------------------------------------- hosts
+
+
+def hosts_web(work: Path, corpus: Path) -> Web:
+    """The web of many hosts (bench/throughput_hosts.py), built once under ``work``."""
+    info = build(work, corpus)
+    values = info.pop("values")
+    return Web("hosts", Path(info["site"]), set(), info, seeds=info["seeds"], values=values)
