@@ -773,7 +773,7 @@ def main() -> None:
         for web in webs:
             web.start()
             results["webs"][web.name] = {**web.info, "expected": len(web.expected)}
-            print(f"[{web.name}] {len(web.expected)} pages at {web.seed} ({web.info})", flush=True)
+            print(f"[{web.name}] {len(web.expected) or len(web.values)} pages at {web.seed} ({web.info})", flush=True)
         if args.profile:
             for web in webs:
                 path = out / f"profile-{args.profile}-{web.name}.pstats"
