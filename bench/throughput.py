@@ -15,6 +15,8 @@ obeyed:
 * (c) (a) + ``extruct.extract(html, base_url=url)`` per page (every syntax), items to JSON lines;
 * (d) SpiTag, embedded defaults (SQLite store and frontier, fresh per run), ``-O out.jsonl``;
 * (e) SpiTag on a Redis frontier and a PostgreSQL store (real servers, fresh per run);
+* (e2) two (e) workers of one crawl on one Redis and one PostgreSQL database, each
+  stopping at half the responses (the web of many hosts only);
 * (dbfs) (d) with ``SPITAG_STRATEGY=bfs``;
 * (dorder) (d) given, as its seeds and nothing more (``SPITAG_MAX_DEPTH=0``), the pages
   the same round's (a) crawl fetched, in (a)'s order: SpiTag's cost per page on plain
@@ -25,8 +27,8 @@ synthetic site of bench/serve.py (``--pages`` light pages), the 600 real pages o
 corpus made crawlable (hubs + links appended), both under one host and crawled whole
 by a, b, b2, c, d, e; and ``hosts`` (bench/throughput_hosts.py): the corpus' 20 real
 sites and its 600 heavy pages under several hundred host names, ~5,000 pages, of which
-each config fetches ``--hosts-pages`` responses (1,000) in its own order: a, c, d,
-dbfs, dorder. On ``hosts`` a run also reports MB/s, the CPU of the crawler process and
+each config fetches ``--hosts-pages`` responses (1,000) in its own order: a, b2, c,
+d, e, e2, dbfs, dorder. On ``hosts`` a run also reports MB/s, the CPU of the crawler process and
 of its profile workers apart, cores busy (CPU seconds of all the crawl's processes
 over its wall seconds), the workers' peak RSS and semantic items per second: the true
 counts (bench/webgen.py's ``semantic_counts``) of the pages it got, per second. Rounds are interleaved (a b b2 c d e, a b …,
@@ -66,9 +68,10 @@ from frontier import machine_cpu, page_span, proc_cpu  # noqa: E402
 from throughput_hosts import page_key  # noqa: E402
 from throughput_webs import Web, hosts_web, real_web, synthetic_web  # noqa: E402
 
-CONFIGS = ("a", "b", "b2", "c", "d", "e", "dbfs", "dorder")
-WEB_CONFIGS = {"synthetic": CONFIGS[:6], "real": CONFIGS[:6], "hosts": ("a", "c", "d", "dbfs", "dorder")}
-SPITAG = ("d", "e", "dbfs", "dorder")
+CONFIGS = ("a", "b", "b2", "c", "d", "e", "e2", "dbfs", "dorder")
+WEB_CONFIGS = {"synthetic": CONFIGS[:6], "real": CONFIGS[:6],
+               "hosts": ("a", "b2", "c", "d", "e", "e2", "dbfs", "dorder")}
+SPITAG = ("d", "e", "e2", "dbfs", "dorder")
 NAMES = {
     "a": "(a) plain Scrapy, links only",
     "b": "(b) scrapy-redis, links only",
@@ -76,6 +79,7 @@ NAMES = {
     "c": "(c) plain Scrapy + extruct",
     "d": "(d) SpiTag, SQLite (defaults)",
     "e": "(e) SpiTag, Redis + PostgreSQL",
+    "e2": "(e2) two (e) workers, one Redis",
     "dbfs": "(dbfs) SpiTag, SPITAG_STRATEGY=bfs",
     "dorder": "(dorder) SpiTag on (a)'s pages",
 }
@@ -142,14 +146,14 @@ class Servers:
     def __init__(self, configs: list[str]) -> None:
         self.redis = self.pg = None
         self.client = None
-        if {"b", "b2", "e"} & set(configs):
+        if {"b", "b2", "e", "e2"} & set(configs):
             import redis
 
             from testbed.redisserver import RedisServer
 
             self.redis = RedisServer().start()
             self.client = redis.Redis.from_url(self.redis.url)
-        if "e" in configs:
+        if {"e", "e2"} & set(configs):
             from testbed.pgserver import PgServer
 
             self.pg = PgServer().start()
@@ -192,7 +196,7 @@ def crawl_command(config: str, web: Web, servers: Servers, folder: Path, name: s
         if web.proxy:
             cmd += ["--any-host", "--pages", str(pages)]
         return cmd
-    if config == "e":
+    if config in ("e", "e2"):
         store = servers.pg.create_database(name.replace("-", "_"))
         frontier = servers.redis.url
     else:
@@ -214,6 +218,21 @@ def crawl_command(config: str, web: Web, servers: Servers, folder: Path, name: s
             "-s", f"SPITAG_STORE={store}", "-s", f"SPITAG_FRONTIER={frontier}",
             "-s", f"CONCURRENT_REQUESTS={concurrency}", "-s", f"CONCURRENT_REQUESTS_PER_DOMAIN={concurrency}",
             "-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", *(a for kv in (*more, *extra) for a in ("-s", kv))]
+
+
+def crawl_commands(config: str, web: Web, servers: Servers, folder: Path, name: str,
+                   concurrency: int, extra: tuple[str, ...] = (), pages: int | None = None,
+                   order: Path | None = None) -> list[list[str]]:
+    """One crawl's processes: (e2) is two (e) workers of one crawl on one Redis frontier
+    and one PostgreSQL database, each stopping at half the responses; every other config
+    is one process."""
+    if config != "e2":
+        return [crawl_command(config, web, servers, folder, name, concurrency, extra, pages, order)]
+    first = crawl_command(config, web, servers, folder, name, concurrency, extra,
+                          -(-pages // 2) if pages else None, order)
+    second = list(first)
+    second[second.index("-O") + 1] = str(folder / "items-2.jsonl")
+    return [first, second]
 
 
 def process_tree(root: int) -> dict[int, tuple[float, int]]:
@@ -259,10 +278,12 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
     name = f"tp-{web.name}-{config}-{tag}-{os.getpid()}"
     if servers.client is not None:
         servers.client.flushall()
-    args = crawl_command(config, web, servers, folder, name, concurrency, extra, pages_budget, order)
-    cmd = [sys.executable, *args]
+    commands = crawl_commands(config, web, servers, folder, name, concurrency, extra, pages_budget, order)
+    if profile is not None and len(commands) > 1:
+        raise ValueError(f"--profile runs one process, and {config} is {len(commands)}")
+    cmds = [[sys.executable, *args] for args in commands]
     if profile is not None:
-        cmd = [sys.executable, str(BENCH / "throughput_profile.py"), str(profile), *args]
+        cmds = [[sys.executable, str(BENCH / "throughput_profile.py"), str(profile), *commands[0]]]
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("SPITAG_") and k != "REDIS_URL" and k.lower() not in PROXY_VARIABLES}
     env["PYTHONPATH"] = str(REPO)
@@ -274,22 +295,31 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
     before = {"redis": servers.redis_cpu(), "pg": servers.pg_cpu(),
               "nginx": sum(proc_cpu(p) for p in nginx_pids), "machine": machine_cpu()}
     started = time.monotonic()
-    with (folder / "crawler.log").open("wb") as log:
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    procs = []
+    for i, cmd in enumerate(cmds):
+        with (folder / ("crawler.log" if i == 0 else f"crawler-{i + 1}.log")).open("wb") as log:
+            procs.append(subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log))
     deadline = time.monotonic() + TIMEOUT
     tasks: dict[int, float] = {}  # thread id → CPU seconds, last sample
     tree: dict[int, tuple[float, int]] = {}  # pid → (CPU seconds, peak kB), last sample
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        tasks.update(thread_cpu(proc.pid))
-        for p, (cpu, hwm) in process_tree(proc.pid).items():  # a zombie's last look has no VmHWM
-            tree[p] = (max(cpu, tree.get(p, (0.0, 0))[0]), max(hwm, tree.get(p, (0.0, 0))[1]))
-        if time.monotonic() > deadline:
-            proc.kill()
+    usages: dict[int, Any] = {}  # crawler pid → its rusage, once reaped
+    exits: dict[int, int] = {}
+    while len(usages) < len(procs):
+        for proc in procs:
+            if proc.pid in usages:
+                continue
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                usages[proc.pid], exits[proc.pid] = usage, os.waitstatus_to_exitcode(status)
+                proc.returncode = exits[proc.pid]
+                continue
+            tasks.update(thread_cpu(proc.pid))
+            for p, (cpu, hwm) in process_tree(proc.pid).items():  # a zombie's last look has no VmHWM
+                tree[p] = (max(cpu, tree.get(p, (0.0, 0))[0]), max(hwm, tree.get(p, (0.0, 0))[1]))
+            if time.monotonic() > deadline:
+                proc.kill()
         time.sleep(0.25)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    crawlers = [proc.pid for proc in procs]
     wall = time.monotonic() - started
     time.sleep(0.3)  # the last log lines, backends exiting
     after = {"redis": servers.redis_cpu(), "pg": servers.pg_cpu(),
@@ -299,7 +329,9 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
         f.writelines(f"{x.start:.3f}\t{x.end:.3f}\t{x.status}\t{x.path}\n" for x in lines)
     pages, span, repeated = page_span(lines)
     got = {x.path for x in lines if x.status == 200 and x.path != "/robots.txt"}
-    cpu = usage.ru_utime + usage.ru_stime
+    user = sum(u.ru_utime for u in usages.values())
+    system = sum(u.ru_stime for u in usages.values())
+    cpu = user + system
     servers_cpu = {k: after[k] - before[k] for k in ("redis", "pg", "nginx")}
     busy = after["machine"][0] - before["machine"][0]
     capacity = after["machine"][1] - before["machine"][1]
@@ -310,22 +342,24 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
             items = sum(1 for _ in f)
     missing = sorted(web.expected - got)
     r: dict[str, Any] = {
-        "web": web.name, "config": config, "tag": tag, "exit": proc.returncode,
+        "web": web.name, "config": config, "tag": tag, "processes": len(procs),
+        "exit": next((e for e in exits.values() if e), 0),
         "pages": pages, "expected": len(web.expected), "missing": len(missing), "missing_sample": missing[:5],
         "extra": len(got - web.expected), "repeated": repeated,
         "non_200": sum(1 for x in lines if x.status != 200 and x.path != "/robots.txt"),
         "span": span, "pages_per_s": pages / span if span and span == span else float("nan"),
-        "wall": wall, "cpu_s": cpu, "user_s": usage.ru_utime, "sys_s": usage.ru_stime,
-        "cpu_ms_per_page": cpu / max(pages, 1) * 1000, "maxrss_mb": usage.ru_maxrss / 1024,
-        "main_thread_cpu_s": tasks.get(proc.pid, 0.0),
-        "other_threads_cpu_s": sum(v for k, v in tasks.items() if k != proc.pid),
+        "wall": wall, "cpu_s": cpu, "user_s": user, "sys_s": system,
+        "cpu_ms_per_page": cpu / max(pages, 1) * 1000,
+        "maxrss_mb": max(u.ru_maxrss for u in usages.values()) / 1024,
+        "main_thread_cpu_s": sum(tasks.get(pid, 0.0) for pid in crawlers),
+        "other_threads_cpu_s": sum(v for k, v in tasks.items() if k not in crawlers),
         "server_cpu_ms_per_page": {k: v / max(pages, 1) * 1000 for k, v in servers_cpu.items()},
         "others_cores": others / wall if wall else None, "machine_busy": busy / capacity if capacity else None,
         "loadavg": load, "items": items,
     }
     r["ok"] = r["exit"] == 0 and r["missing"] == 0 and pages == len(web.expected)
     if web.values:
-        r.update(hosts_figures(web, lines, r, tree, proc.pid))
+        r.update(hosts_figures(web, lines, r, tree, crawlers))
         if config == "a":  # (dorder)'s seeds: the pages a fetched, in its order
             first = dict.fromkeys(page_key(x.path) for x in sorted(lines, key=lambda x: x.start)
                                   if x.status == 200 and page_key(x.path) in web.values)
@@ -335,9 +369,9 @@ def run_crawl(config: str, web: Web, servers: Servers, out: Path, tag: str, conc
         stats = json.loads(stats_file.read_text())
         r["scrapy"] = {k: stats.get(k) for k in ("response_received_count", "item_scraped_count",
                                                  "dupefilter/filtered", "finish_reason")}
-    if config == "e" and servers.pg is not None:
+    if config in ("e", "e2") and servers.pg is not None:
         servers.pg.drop_database(name.replace("-", "_"))
-    for big in ("store.db", "items.jsonl", "frontier.db"):
+    for big in ("store.db", "items.jsonl", "items-2.jsonl", "frontier.db"):
         path = folder / big
         if path.exists():
             r.setdefault("file_mb", {})[big] = path.stat().st_size / 1e6
@@ -349,11 +383,11 @@ PROXY_VARIABLES = ("http_proxy", "https_proxy", "no_proxy", "all_proxy")
 
 
 def hosts_figures(web: Web, lines: list[Any], r: dict[str, Any], tree: dict[int, tuple[float, int]],
-                  crawler: int) -> dict[str, Any]:
+                  crawlers: list[int]) -> dict[str, Any]:
     """A run on the web of many hosts: its HTML pages answered 200 (each page once),
     their bytes and true semantic counts, over the span from the first request to the
-    last answer; CPU and peak RSS of the crawler process and of its descendants (the
-    profile workers) apart; cores busy."""
+    last answer; CPU and peak RSS of the crawler processes and of their descendants
+    (the profile workers) apart; cores busy."""
     got: dict[str, Any] = {}
     for x in lines:
         key = page_key(x.path)
@@ -363,7 +397,7 @@ def hosts_figures(web: Web, lines: list[Any], r: dict[str, Any], tree: dict[int,
         return {"ok": False, "pages": 0}
     span = max(x.end for x in got.values()) - min(x.start for x in got.values())
     items = sum(web.values[k] for k in got)
-    workers_cpu = sum(cpu for pid, (cpu, _) in tree.items() if pid != crawler)
+    workers_cpu = sum(cpu for pid, (cpu, _) in tree.items() if pid not in crawlers)
     crawler_cpu = max(r["cpu_s"] - workers_cpu, 0.0)  # wait4 counts the reaped workers in
     pages = len(got)
     return {
@@ -374,8 +408,8 @@ def hosts_figures(web: Web, lines: list[Any], r: dict[str, Any], tree: dict[int,
         "crawler_cpu_ms_per_page": crawler_cpu / pages * 1000, "workers_cpu_ms_per_page": workers_cpu / pages * 1000,
         "cpu_ms_per_page": r["cpu_s"] / pages * 1000,
         "cores_busy": r["cpu_s"] / r["wall"] if r["wall"] else None,
-        "crawler_peak_mb": tree.get(crawler, (0, 0))[1] / 1024,
-        "workers_peak_mb": max((hwm for pid, (_, hwm) in tree.items() if pid != crawler), default=0) / 1024,
+        "crawler_peak_mb": max(tree.get(pid, (0, 0))[1] for pid in crawlers) / 1024,
+        "workers_peak_mb": max((hwm for pid, (_, hwm) in tree.items() if pid not in crawlers), default=0) / 1024,
     }
 
 
@@ -390,7 +424,7 @@ def run_line(r: dict[str, Any]) -> str:
     if "items_per_s" not in r and r.get("pages") == 0:
         return f"  {r['web']:9} {r['config']:6} {r['tag']}: no page  FAILED (exit {r['exit']})"
     srv = r["server_cpu_ms_per_page"]
-    shown = {"b": ("redis",), "b2": ("redis",), "e": ("redis", "pg")}.get(r["config"], ())
+    shown = {"b": ("redis",), "b2": ("redis",), "e": ("redis", "pg"), "e2": ("redis", "pg")}.get(r["config"], ())
     extra = "".join(f" +{k} {srv[k]:.2f}" for k in shown)
     flag = "" if r["ok"] else f"  FAILED (exit {r['exit']}, {r['missing']} pages missing, e.g. {r['missing_sample'][:2]})"
     return (f"  {r['web']:9} {r['config']:2} {r['tag']}: {r['pages']:5d}/{r['expected']} pages in {r['span']:6.1f} s = "
@@ -467,6 +501,12 @@ def summarize_hosts(runs: list[dict[str, Any]], configs: list[str]) -> dict[str,
         check("d/c items/s", table["d"]["items_per_s"] / table["c"]["items_per_s"], HOSTS_ITEMS_TARGET)
     if "d" in table:
         check("d cores busy", table["d"]["cores_busy"], HOSTS_CORES_TARGET)
+    for num, den, what in (("e", "d", "pages/s"), ("e2", "e", "pages/s"), ("e2", "b2", "pages/s"),
+                           ("e2", "b2", "items/s")):
+        if num in table and den in table:  # distributed mode: no target, reported
+            key = "pages_per_s" if what == "pages/s" else "items_per_s"
+            checks.append({"what": f"{num}/{den} {what}", "target": None,
+                           "value": table[num][key] / table[den][key]})
     if "dorder" in table and "d" in table:
         checks.append({"what": "d/dorder CPU per page (the cost of SpiTag's own pages)", "target": None,
                        "value": table["d"]["cpu_ms_per_page"] / table["dorder"]["cpu_ms_per_page"]})
