@@ -21,10 +21,10 @@ the crawl's process is killed. A page's costly syntaxes are cut off at
 ``SPITAG_EXTRACT_BUDGET`` seconds or at ``SPITAG_EXTRACT_MEMORY`` MB of the worker's
 resident memory (``spitag.cutoff``), and a worker cut off for memory, or still above
 it after its page, is replaced (``spitag/extract/workers_replaced``): the pages it
-already holds come back unprofiled (``profile_worker.Swollen``) and go to the new one. A worker that dies (killed,
-out of memory, a crash in C) loses nothing: the pool is started again
-(``spitag/extract/pool_restarts``) and the pages it held are profiled in the reactor
-thread (``spitag/extract/pool_failures``), within the same budget.
+already holds come back unprofiled (``profile_worker.Swollen``) and go to the new one.
+A worker that dies (killed, out of memory, a crash in C) loses nothing: the pool is
+started again (``spitag/extract/pool_restarts``) and the pages it held are profiled in
+the reactor thread (``spitag/extract/pool_failures``), within the same budget.
 The pool's workers are looked at every second, also between pages: one that dies
 halfway through sending a result would otherwise hold its page, and every later one,
 for ever (``compat.break_pool_after_a_dead_worker``).

@@ -33,7 +33,7 @@ class HostRanking:
 
     @property
     def learns(self) -> bool:
-        """Whether hosts rank by what their pages showed ."""
+        """Whether hosts rank by what their pages showed."""
         return self.mode != "best"
 
     def rank(self, best: float, score_sum: float = 0.0, pages: int = 0, estimate: float | None = None) -> float:
