@@ -328,6 +328,18 @@ def test_a_revisit_without_content_keeps_the_page(store) -> None:
     assert page_id != first[0] and etag == '"v2"'
     assert store.query("SELECT COUNT(*) FROM page") == [(2,)]
     assert store.query("SELECT modified FROM page WHERE id = ?", (page_id,)) == [("2026-11-30T13:00:00.000Z",)]
+    # Its editions: which page the URL served, first and last seen; v1 again moves v1's last_seen.
+    store.write([record(url, "<p>v1</p>", fetched_at="2026-11-30T14:00:00.000Z")])
+    assert store.query("SELECT page_id, first_seen, last_seen FROM edition ORDER BY first_seen") == [
+        (first[0], "2026-11-30T10:00:00.000Z", "2026-11-30T14:00:00.000Z"),
+        (page_id, "2026-11-30T13:00:00.000Z", "2026-11-30T13:00:00.000Z"),
+    ]
+    store.write([record(url, "<p>v1</p>", fetched_at="2026-11-30T12:30:00.000Z")])  # a late writer: no step back
+    assert store.query("SELECT MAX(last_seen) FROM edition") == [("2026-11-30T14:00:00.000Z",)]
+    # Forgetting the crawl takes its editions and every page only they held.
+    store.write([record("http://a.example/other", "<p>v2</p>", crawl="c2")])
+    assert store.forget("c1") == (1, 1)
+    assert store.query("SELECT COUNT(*) FROM edition") == [(1,)] and store.query("SELECT COUNT(*) FROM page") == [(1,)]
 
 
 def test_a_version_2_store_is_migrated_in_place(store) -> None:
@@ -336,6 +348,7 @@ def test_a_version_2_store_is_migrated_in_place(store) -> None:
         store.query(f"ALTER TABLE url DROP COLUMN {column}")
     store.query("ALTER TABLE outlink DROP COLUMN position")
     store.query("ALTER TABLE page DROP COLUMN incomplete")
+    store.query("DROP TABLE edition")
     store.query("DROP INDEX url_expires")
     store.query("UPDATE spitag_meta SET value = '2' WHERE key = 'schema_version'")
     migrated = open_store(store.url)
@@ -349,6 +362,11 @@ def test_a_version_2_store_is_migrated_in_place(store) -> None:
         # what version 2 did not keep is missing from its row, not invented
         kept = next(i for i in migrated.iter_urls("c1") if i["url"] == "http://a.example/kept")
         assert (kept["canonical"], kept["robots"], kept["changed"], kept["incomplete"]) == (None, None, None, None)
+        # each URL with a page has its edition, seen from its first fetch to its last check
+        assert migrated.query("SELECT u.url, e.first_seen, e.last_seen FROM edition e JOIN url u"
+                              " ON u.url_md5 = e.url_md5 AND u.page_id = e.page_id"
+                              " WHERE u.url = 'http://a.example/kept'") == [
+            ("http://a.example/kept", "2026-11-30T10:00:00.000Z", "2026-11-30T10:00:00.000Z")]
         migrated.write([record("http://a.example/cut", "<p>c</p>", incomplete=["rdfa"])])
         assert migrated.query("SELECT p.incomplete FROM page p JOIN url u ON u.page_id = p.id"
                               " WHERE u.url = 'http://a.example/cut'") == [("rdfa",)]

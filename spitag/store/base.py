@@ -49,7 +49,7 @@ URL_COLUMNS = (
     " depth, priority, reason, redirect_to, etag, last_modified, revisit_interval,"
     " canonical, robots, changed, outlinks"
 )
-_URL_DEPTH, _URL_FETCHED = 10, 4  # positions in a url row
+_URL_DEPTH, _URL_FETCHED, _URL_CHECKED = 10, 4, 5  # positions in a url row
 # A revisit that brought no new content — a 304, or no answer at all (the error is
 # recorded) — leaves the URL's page, status and validators as they were.
 _KEEP_PAGE = "(excluded.status = 304 OR excluded.status IS NULL) AND url.page_id IS NOT NULL"
@@ -328,8 +328,7 @@ class SQLStore(Store):
         if version is not None:
             return version
         for ddl in TABLES:
-            cur.execute(ddl.format(blob=self.blob_type, serial=self.serial_type, ts=self.ts_type,
-                                   key=self.key_type, name=self.name_type))
+            cur.execute(self._ddl(ddl))
         self._tune_tables(cur)
         cur.execute(
             self._sql(
@@ -340,6 +339,11 @@ class SQLStore(Store):
         )
         return str(SCHEMA_VERSION)
 
+    def _ddl(self, statement: str) -> str:
+        """A schema statement with this backend's types in its ``{…}`` fields."""
+        return statement.format(blob=self.blob_type, serial=self.serial_type, ts=self.ts_type,
+                                key=self.key_type, name=self.name_type)
+
     def _migrate(self, cur: Any) -> str:
         """Bring an older schema up to date, step by step (``schema.MIGRATIONS``)."""
         self._lock_schema(cur)
@@ -347,7 +351,7 @@ class SQLStore(Store):
         start = version
         while version.isdigit() and int(version) in MIGRATIONS:
             for statement in MIGRATIONS[int(version)]:
-                cur.execute(statement)
+                cur.execute(self._ddl(statement))
             version = str(int(version) + 1)
         if version != start:
             cur.execute(
@@ -512,6 +516,15 @@ class SQLStore(Store):
             f" outlinks = CASE WHEN {_KEEP_PAGE} THEN url.outlinks ELSE excluded.outlinks END",
             self.rows_per_statement,
         )
+        editions = {(u[0], u[1], u[3]): u[_URL_CHECKED] for u in urls.values() if u[3] is not None}
+        if editions:  # which page this URL served, and when
+            self._insert_many(
+                cur, "INSERT INTO edition (crawl, url_md5, page_id, first_seen, last_seen)",
+                [(c, k, page, seen, seen) for (c, k, page), seen in sorted(editions.items())],
+                "ON CONFLICT (crawl, url_md5, page_id) DO UPDATE SET last_seen = CASE"
+                " WHEN excluded.last_seen > edition.last_seen THEN excluded.last_seen ELSE edition.last_seen END",
+                self.rows_per_statement,
+            )
         outlinks = {o[:3]: o for row in rows for o in row.outlinks}
         if outlinks:  # a page fetched again mostly links where it did: send only what's new
             sources: dict[str, set[str]] = {}
@@ -667,16 +680,26 @@ class SQLStore(Store):
 
     def forget(self, crawl: str) -> tuple[int, int]:
         def run(cur: Any) -> tuple[int, int]:
+            # the crawl's pages, now or in an earlier edition, that no other crawl has
             cur.execute(self._sql(
-                "SELECT DISTINCT u.page_id FROM url u WHERE u.crawl = ? AND u.page_id IS NOT NULL"
-                " AND NOT EXISTS (SELECT 1 FROM url o WHERE o.page_id = u.page_id AND o.crawl <> ?)"),
-                (crawl, crawl))
-            alone = [int(row[0]) for row in cur.fetchall()]
+                "SELECT u.page_id FROM url u WHERE u.crawl = ? AND u.page_id IS NOT NULL"
+                " UNION SELECT e.page_id FROM edition e WHERE e.crawl = ?"), (crawl, crawl))
+            mine = sorted(int(row[0]) for row in cur.fetchall())
+            shared: set[int] = set()
+            for chunk in _chunks(mine, self.in_chunk):
+                marks = _marks(chunk)
+                cur.execute(self._sql(
+                    f"SELECT page_id FROM url WHERE crawl <> ? AND page_id IN ({marks})"
+                    f" UNION SELECT page_id FROM edition WHERE crawl <> ? AND page_id IN ({marks})"),
+                    (crawl, *chunk, crawl, *chunk))
+                shared.update(int(row[0]) for row in cur.fetchall())
+            alone = [page for page in mine if page not in shared]
             for chunk in _chunks(alone, self.in_chunk):
                 marks = _marks(chunk)
                 cur.execute(self._sql(f"DELETE FROM link WHERE source IN ({marks}) OR target IN ({marks})"),
                             (*chunk, *chunk))
             cur.execute(self._sql("DELETE FROM outlink WHERE crawl = ?"), (crawl,))
+            cur.execute(self._sql("DELETE FROM edition WHERE crawl = ?"), (crawl,))
             cur.execute(self._sql("DELETE FROM url WHERE crawl = ?"), (crawl,))
             urls = cur.rowcount
             for chunk in _chunks(alone, self.in_chunk):

@@ -20,6 +20,9 @@
 * ``outlink`` — every link seen, URL to URL, per crawl: links whose target is not a page
   yet wait here and become ``link`` rows when the target is stored. Keyed by
   ``(crawl, source_md5, target_md5)`` for the same reason; the graph queries walk it.
+* ``edition`` — which pages a URL served and when: ``(crawl, url_md5, page_id)`` with
+  ``first_seen`` and ``last_seen``, a row per distinct content a URL answered with
+  (a recrawl that finds new content adds one; the same content moves ``last_seen``).
 * ``spitag_meta`` — ``schema_version``.
 
 The same DDL serves SQLite and PostgreSQL; ``{blob}``/``{serial}``/``{ts}`` are filled
@@ -32,13 +35,26 @@ Version 2: URL keys by MD5 (``url_md5``, ``source_md5``, ``target_md5``), TEXT t
 Version 3: the recrawl columns of ``url``. Version 4: what a crawl's item says of its
 URL besides (``canonical``, ``robots``, ``changed``, ``outlinks``) and each outlink's
 ``position`` on its page, so that ``scrapy export`` writes the crawl's own fields.
-Version 5: ``page.incomplete``. An
-older store is migrated in place (``MIGRATIONS``: columns added, nothing rewritten).
+Version 5: ``page.incomplete``. Version 6: ``edition``, which pages a URL
+served and when (a version 5 store gets one row per URL with a page, seen from its
+first fetch to its last check). An older store is migrated in place (``MIGRATIONS``:
+columns and tables added, nothing rewritten; statements formatted with the backend's
+types as ``TABLES`` are).
 """
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
+
+# which pages a URL served and when: one row per (URL, page), first and last seen
+EDITION = """CREATE TABLE IF NOT EXISTS edition (
+        crawl {name} NOT NULL,
+        url_md5 {key} NOT NULL,
+        page_id BIGINT NOT NULL REFERENCES page (id),
+        first_seen {ts} NOT NULL,
+        last_seen {ts} NOT NULL,
+        PRIMARY KEY (crawl, url_md5, page_id)
+    )"""
 
 TABLES = [
     """CREATE TABLE IF NOT EXISTS spitag_meta (
@@ -106,6 +122,7 @@ TABLES = [
         PRIMARY KEY (crawl, source_md5, target_md5)
     )""",
     "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target_md5)",
+    EDITION,
 ]
 
 # From version N to N + 1: statements run in one transaction, under the schema lock.
@@ -124,4 +141,9 @@ MIGRATIONS = {
         "ALTER TABLE outlink ADD COLUMN position INTEGER",
     ],
     4: ["ALTER TABLE page ADD COLUMN incomplete TEXT"],
+    5: [
+        EDITION,
+        "INSERT INTO edition (crawl, url_md5, page_id, first_seen, last_seen)"
+        " SELECT crawl, url_md5, page_id, COALESCE(fetched, checked), checked FROM url WHERE page_id IS NOT NULL",
+    ],
 }
