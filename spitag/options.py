@@ -324,6 +324,11 @@ _declare(
     ("MAX_LINK_NUM", 100, integer(1), "`importance`: MAX_LINK_NUM of the formula"),
 )
 _declare(
+    "Web service",
+    ("SERVE", "127.0.0.1:8088", TEXT, "`scrapy serve`: host:port the API binds to (anything but loopback needs `SPITAG_SERVE_TOKEN`)"),
+    ("SERVE_TOKEN", "", ANY_TEXT, "`scrapy serve`: the bearer token every API call must bring; empty: none (loopback only)"),
+)
+_declare(
     "Log and progress",
     ("LOG_LEVEL", "INFO", choice("critical", "error", "warning", "info", "debug"),
      "the log level, from the environment only (the log is set up before `-s` is read: there, use `-s LOG_LEVEL=…`)"),
