@@ -2,7 +2,8 @@
 # The test command of README.md: installs what the tests need, then runs them all.
 #   bash tests/run.sh [pytest args...]       (e.g. -k frontier -x, or -n 0 for one process)
 # Installs, only when missing: Debian's redis-server and postgresql (the tests start
-# their own servers on 127.0.0.1, on free ports, in temporary folders) and python3-venv;
+# their own servers on 127.0.0.1, on free ports, in temporary folders), chromium (a
+# headless browser for the live page's test) and python3-venv;
 # then requirements.txt into a virtual environment, .venv (or $VENV), made if need be.
 # Services already running are left alone.
 set -euo pipefail
@@ -13,6 +14,7 @@ need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 "$PYTHON" -c "import ensurepip, venv" >/dev/null 2>&1 || need_apt+=(python3-venv)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # the live page's test (testbed/browser.py)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then
         SUDO=

@@ -59,16 +59,18 @@ def the_web() -> dict[str, DictSite]:
 class Served:
     """A running ``scrapy serve`` and the store it reads."""
 
-    def __init__(self, store: str, frontier: Path, settings: dict[str, str] | None = None,
-                 args: tuple[str, ...] = ()) -> None:
+    def __init__(self, store: str, frontier: Path | str, settings: dict[str, str] | None = None,
+                 args: tuple[str, ...] = (), logs: Path | None = None) -> None:
+        """``frontier``: a SQLite file, or a frontier URL (then ``logs``: the log's folder)."""
         self.store, self.frontier = store, frontier
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
+        frontier_url = sqlite_url(frontier) if isinstance(frontier, Path) else frontier
         cmd = [sys.executable, "-m", "scrapy", "serve", *args, "-s", f"SPITAG_STORE={store}",
-               "-s", f"SPITAG_FRONTIER={sqlite_url(frontier)}", "-s", f"SPITAG_SERVE=127.0.0.1:{self.port}"]
+               "-s", f"SPITAG_FRONTIER={frontier_url}", "-s", f"SPITAG_SERVE=127.0.0.1:{self.port}"]
         for name, value in (settings or {}).items():
             cmd += ["-s", f"{name}={value}"]
-        self.log = frontier.parent / f"serve-{self.port}.log"
+        self.log = (logs or Path(frontier).parent) / f"serve-{self.port}.log"
         self.proc = subprocess.Popen(cmd, cwd=REPO, env=proxy_env(None), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=self.log.open("wb"))
         deadline = time.monotonic() + 60

@@ -30,7 +30,7 @@ from spitag import __version__
 from spitag.errors import BackendUnavailableError
 from spitag.extract import SYNTAXES
 from spitag.serve import queries
-from spitag.serve.live import PAGE, Reports, live_state
+from spitag.serve.live import LIVE_SECONDS, PAGE, Recent, Reports, live_state
 from spitag.serve.queries import Filters
 from spitag.serve.reader import QueryTimeout, StoreReader
 from spitag.urls import try_normalize
@@ -55,6 +55,7 @@ def make_app(reader: StoreReader, frontier_state: Any = None, only_crawl: str | 
         title="SpiTag", version=__version__, docs_url=None, redoc_url=None,
         description="Read-only access to a SpiTag crawl's store (Page / URL / Link tables) and frontier.",
     )
+    recent = Recent(LIVE_SECONDS)
     bearer = HTTPBearer(auto_error=False, description="SPITAG_SERVE_TOKEN, when the server has one")
 
     def authorized(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> None:
@@ -215,8 +216,12 @@ def make_app(reader: StoreReader, frontier_state: Any = None, only_crawl: str | 
                   hosts: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 50) -> dict[str, Any]:
         if against is not None:
             known_crawl(against)
-        state = frontier_state(crawl, 0, hosts) if frontier_state else None
-        return live_state(reader, crawl, state, against)
+
+        def fresh() -> dict[str, Any]:
+            state = frontier_state(crawl, 0, hosts) if frontier_state else None
+            return live_state(reader, crawl, state, against)
+
+        return recent.get((crawl, against, hosts), fresh)
 
     @app.get("/crawls/{crawl}/live", include_in_schema=False)
     def live_page(crawl: Crawl) -> HTMLResponse:

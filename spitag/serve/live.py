@@ -26,6 +26,7 @@ HARVEST_POINTS = 200  # points of a harvest curve sent to the page
 HARVEST_ROWS = 200_000  # URLs a harvest curve reads at most
 TIMELINE_MINUTES = 120  # minutes of items per page shown
 REPORT_SECONDS = 30.0  # a report is made again at most this often
+LIVE_SECONDS = 2.0  # live data is made again at most this often, however many ask
 
 
 def iso(moment: datetime) -> str:
@@ -54,8 +55,12 @@ def live_state(reader: StoreReader, crawl: str, frontier: dict[str, Any] | None,
     urls, pages, items, last = reader.rows(
         "SELECT COUNT(*), COUNT(u.page_id), SUM(p.semantic_total), MAX(u.checked)"
         " FROM url u LEFT JOIN page p ON p.id = u.page_id WHERE u.crawl = ?", [crawl])[0]
-    recent = reader.rows("SELECT COUNT(*) FROM url WHERE crawl = ? AND checked >= ?",
-                         [crawl, iso(now - timedelta(seconds=60))])[0][0]
+    recent, first = reader.rows("SELECT COUNT(*), MIN(checked) FROM url WHERE crawl = ? AND checked >= ?",
+                                [crawl, iso(now - timedelta(seconds=60))])[0]
+    # over the last minute, or over the seconds since the first of them (a crawl just begun)
+    window = 60.0
+    if first:
+        window = min(window, max((now - datetime.fromisoformat(first.replace("Z", "+00:00"))).total_seconds(), 1.0))
     minute = reader.dialect.minute
     timeline = reader.rows(
         f"SELECT {minute}, COUNT(u.page_id), AVG(p.semantic_total) FROM url u LEFT JOIN page p ON p.id = u.page_id"
@@ -66,7 +71,7 @@ def live_state(reader: StoreReader, crawl: str, frontier: dict[str, Any] | None,
         "crawl": crawl, "at": iso(now),
         "store": {"urls": urls, "pages": pages, "semantic_items": int(items or 0),
                   "items_per_page": (int(items or 0) / pages) if pages else None, "last_checked": last},
-        "pages_per_second": recent / 60.0,
+        "pages_per_second": recent / window,
         "timeline": [{"minute": m, "pages": n, "items_per_page": mean} for m, n, mean in timeline],
         "harvest": {crawl: harvest(reader, crawl), **({against: harvest(reader, against)} if against else {})},
         "frontier": None if frontier is None else {
@@ -77,6 +82,28 @@ def live_state(reader: StoreReader, crawl: str, frontier: dict[str, Any] | None,
             "down": frontier["hosts_down"] if frontier else [],
         },
     }
+
+
+class Recent:
+    """Answers kept ``seconds``: the live data reads every URL of the crawl (its harvest
+    curve), so clients asking ten times a second, or many pages open at once, cost the
+    store one such read every ``seconds``, not one each."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.kept: dict[Any, tuple[float, Any]] = {}
+        self.lock = threading.Lock()
+
+    def get(self, key: Any, make: Any) -> Any:
+        with self.lock:
+            made, value = self.kept.get(key, (-self.seconds, None))
+            if time.monotonic() - made < self.seconds:
+                return value
+            value = make()
+            if len(self.kept) > 100:  # crawls asked about: few; keep it bounded anyway
+                self.kept.clear()
+            self.kept[key] = (time.monotonic(), value)
+            return value
 
 
 class Reports:
@@ -155,9 +182,21 @@ function line(svg, series, colors) {
                               s.map(p => X(p[0]) + "," + Y(p[1])).join(" ") + `"/>`; });
   svg.innerHTML = out;
 }
-function table(el, head, rows) {
+function bars(svg, rows) {
+  const W = svg.width.baseVal.value, H = svg.height.baseVal.value, pad = 40;
+  if (!rows.length) { svg.innerHTML = ""; return; }
+  const my = Math.max(...rows.map(r => r.value), 1), w = (W - 2 * pad) / rows.length;
+  svg.innerHTML = `<line x1="${pad}" y1="${H - pad}" x2="${W - pad}" y2="${H - pad}" stroke="#999"/>` +
+    `<text x="${pad - 4}" y="${pad}" text-anchor="end">${fmt(my, 1)}</text>` +
+    rows.map((r, i) => `<rect x="${pad + i * w + 1}" y="${H - pad - (H - 2 * pad) * r.value / my}" width="${Math.max(w - 2, 1)}"` +
+                       ` height="${(H - 2 * pad) * r.value / my}" fill="#2e7d32"><title>${esc(r.label)}: ${fmt(r.value, 2)}</title></rect>`).join("") +
+    `<text x="${pad}" y="${H - pad + 15}">${esc(rows[0].label)}</text>` +
+    `<text x="${W - pad}" y="${H - pad + 15}" text-anchor="end">${esc(rows[rows.length - 1].label)}</text>`;
+}
+function table(el, head, rows, none) {
   el.innerHTML = rows.length ? "<tr>" + head.map(h => `<th>${h}</th>`).join("") + "</tr>" +
-    rows.map(r => "<tr>" + r.map(c => `<td>${c}</td>`).join("") + "</tr>").join("") : "";
+    rows.map(r => "<tr>" + r.map(c => `<td>${c}</td>`).join("") + "</tr>").join("") :
+    (none ? `<tr><td class="muted">${none}</td></tr>` : "");
 }
 async function refresh() {
   const headers = token ? {Authorization: "Bearer " + token} : {};
@@ -171,14 +210,15 @@ async function refresh() {
     set("items", fmt(s.store.semantic_items)); set("ipp", fmt(s.store.items_per_page, 2));
     const names = Object.keys(s.harvest);
     line(document.getElementById("harvest"), names.map(n => s.harvest[n]), ["#1565c0", "#999"]);
-    line(document.getElementById("timeline"), [s.timeline.map((t, i) => [i + 1, t.items_per_page || 0])], ["#2e7d32"]);
+    bars(document.getElementById("timeline"), s.timeline.map(t => ({label: t.minute.slice(11) + " UTC", value: t.items_per_page || 0})));
     table(document.getElementById("workers"), ["worker", "state", "last heartbeat", "machine"],
           (f.workers || []).map(w => [esc(w.worker), w.alive ? '<span class="good">running</span>' : '<span class="bad">silent</span>',
-                                     fmt(w.silent_seconds, 1) + " s ago", esc(w.machine)]));
+                                     fmt(w.silent_seconds, 1) + " s ago", esc(w.machine)]), "no worker has a heartbeat");
     const busy = s.hosts.busy.map(h => [esc(h.host), "busy", fmt(h.queued), fmt(h.leased), fmt(h.done), fmt(h.delay, 2)]);
     const waiting = s.hosts.waiting.map(h => [esc(h.host), "waiting " + fmt(h.wait_seconds, 1) + " s", fmt(h.queued),
                                              fmt(h.leased), fmt(h.done), fmt(h.delay, 2)]);
-    table(document.getElementById("hosts"), ["host", "state", "queued", "leased", "done", "delay s"], busy.concat(waiting));
+    table(document.getElementById("hosts"), ["host", "state", "queued", "leased", "done", "delay s"], busy.concat(waiting),
+          "no host busy or waiting");
     table(document.getElementById("down"), ["host down", "URLs waiting", "until"],
           s.hosts.down.map(d => [esc(d.host), fmt(d.waiting), esc(d.until)]));
   } catch (e) { document.getElementById("at").textContent = "not reachable: " + e.message; }
