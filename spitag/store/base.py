@@ -663,16 +663,18 @@ class SQLStore(Store):
         # walk(node, dist): the URLs reached in dist hops, dist < depth. UNION drops
         # repeated (node, dist) pairs, so cycles end at the depth bound. Every edge that
         # leaves a reached node is then an answer, at distance dist + 1 (the shortest).
+        # CROSS JOIN: the walk first, then each reached URL's links by index (SQLite keeps
+        # the order written; left to itself it read every link of the crawl instead)
         rows = self.query(
             "WITH RECURSIVE walk (node, dist) AS ("
             f" SELECT {self.key_cast}, 0"
             " UNION"
             f" SELECT o.{far}, w.dist + 1 FROM walk w"
-            f" JOIN outlink o ON o.crawl = ? AND o.{near} = w.node"
-            " WHERE w.dist + 1 < ?"
+            f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
+            " AND w.dist + 1 < ?"
             ")"
             " SELECT o.source, o.target, MIN(w.dist) + 1 FROM walk w"
-            f" JOIN outlink o ON o.crawl = ? AND o.{near} = w.node"
+            f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
             " GROUP BY o.crawl, o.source_md5, o.target_md5",
             (url_md5(url), crawl, depth, crawl),
         )

@@ -36,7 +36,8 @@ Version 3: the recrawl columns of ``url``. Version 4: what a crawl's item says o
 URL besides (``canonical``, ``robots``, ``changed``, ``outlinks``) and each outlink's
 ``position`` on its page, so that ``scrapy export`` writes the crawl's own fields.
 Version 5: ``page.incomplete``. Version 6: ``edition``, which pages a URL
-served and when (a version 5 store gets one row per URL with a page, seen from its
+served and when, and ``outlink_into`` (links into a URL with their sources, replacing
+``outlink_target``) (a version 5 store gets one row per URL with a page, seen from its
 first fetch to its last check). An older store is migrated in place (``MIGRATIONS``:
 columns and tables added, nothing rewritten; statements formatted with the backend's
 types as ``TABLES`` are).
@@ -121,7 +122,8 @@ TABLES = [
         position INTEGER,
         PRIMARY KEY (crawl, source_md5, target_md5)
     )""",
-    "CREATE INDEX IF NOT EXISTS outlink_target ON outlink (crawl, target_md5)",
+    # covering for a walk backwards (links into a URL): their sources without the table
+    "CREATE INDEX IF NOT EXISTS outlink_into ON outlink (crawl, target_md5, source_md5)",
     EDITION,
 ]
 
@@ -143,6 +145,8 @@ MIGRATIONS = {
     4: ["ALTER TABLE page ADD COLUMN incomplete TEXT"],
     5: [
         EDITION,
+        "DROP INDEX IF EXISTS outlink_target",
+        "CREATE INDEX IF NOT EXISTS outlink_into ON outlink (crawl, target_md5, source_md5)",
         "INSERT INTO edition (crawl, url_md5, page_id, first_seen, last_seen)"
         " SELECT crawl, url_md5, page_id, COALESCE(fetched, checked), checked FROM url WHERE page_id IS NOT NULL",
     ],
