@@ -98,12 +98,15 @@ def make_app(reader: StoreReader, frontier_state: Any = None, only_crawl: str | 
 
     @app.get("/api/crawls/{crawl}", dependencies=api, summary="One crawl: counts, seeds and strategy")
     def crawl_summary(crawl: Crawl) -> dict[str, Any]:
-        out = queries.summary(reader, crawl)
-        state = frontier_state(crawl, 0, 0) if frontier_state else None
-        out["strategy"] = state.get("strategy") if state else None
-        out["seeds"] = state.get("seeds") if state else None
-        out["frontier"] = {k: state[k] for k in ("queued", "leased", "done", "retrying")} if state else None
-        return out
+        def fresh() -> dict[str, Any]:
+            out = queries.summary(reader, crawl)
+            state = frontier_state(crawl, 0, 0) if frontier_state else None
+            out["strategy"] = state.get("strategy") if state else None
+            out["seeds"] = state.get("seeds") if state else None
+            out["frontier"] = {k: state[k] for k in ("queued", "leased", "done", "retrying")} if state else None
+            return out
+
+        return recent.get(("summary", crawl), fresh)  # it reads every URL of the crawl: at most every 2 s
 
     # -- URLs and pages -------------------------------------------------------------
     def filters(

@@ -4,10 +4,12 @@ Every value a caller gives goes in as a parameter; what is put together into SQL
 fixed fragments chosen by which filters are set. Lists are paged by the URL key
 (``url_md5``, the second column of ``url``'s primary key): a cursor is the last key a
 page returned, so pages stay stable while a crawl adds URLs (a new URL appears on a
-later page or an earlier one, never twice). The schema.org type filter narrows with
-``LIKE`` and then checks the page's structured data itself (a JSON-LD ``@type`` or a
-microdata / RDFa type URL), scanning at most ``SCAN_ROWS`` rows a request: a page of
-answers can be short, its cursor says where the next one starts.
+later page or an earlier one, never twice). A request reads one slice of the key space
+holding about ``SCAN_ROWS`` of the crawl's URLs (MD5 keys are spread evenly), so a
+filter that few URLs pass costs a bounded time: its page can be short, and its cursor
+says where the next one starts (``null`` only at the end). The schema.org type filter
+narrows with ``LIKE`` and then checks the page's structured data itself (a JSON-LD
+``@type`` or a microdata / RDFa type URL).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any
 from spitag.serve.reader import StoreReader
 from spitag.store.base import url_md5
 
-SCAN_ROWS = 5000  # rows a type-filtered page reads at most
+SCAN_ROWS = 5000  # URLs of the crawl a list request reads, about
+KEYS = 1 << 128  # URL keys: MD5s
 LINK_ROWS = 10_000  # links a walk returns at most
 PATH_NODES = 20_000  # URLs a path search visits at most
 _IN = 500  # keys per IN (…) list
@@ -132,31 +135,38 @@ def has_type(structured: str | None, name: str) -> bool:
     return False
 
 
+def crawl_size(reader: StoreReader, crawl: str) -> int:
+    """The crawl's URLs, counted at most every 10 s."""
+    return reader.remember(("size", crawl), 10.0, lambda: reader.rows(
+        "SELECT COUNT(*) FROM url WHERE crawl = ?", [crawl])[0][0])
+
+
 def list_urls(reader: StoreReader, crawl: str, f: Filters, limit: int,
               after: str | None = None) -> tuple[list[dict[str, Any]], str | None]:
-    """Up to ``limit`` URLs of ``crawl`` after the key ``after``, by key; and the key
-    the next page starts after (None: there is no more)."""
+    """Up to ``limit`` URLs of ``crawl`` after the key ``after``, by key, from one slice
+    of the key space; and the key the next page starts after (None: there is no more)."""
     out: list[dict[str, Any]] = []
     extra = ", p.structured" if f.schema_type else ""
-    scanned = 0
+    low = int(after, 16) + 1 if after else 0
+    high = min(low + max(KEYS * SCAN_ROWS // max(crawl_size(reader, crawl), 1), 1), KEYS)
     cursor = after
     while True:
-        batch = limit if not f.schema_type else max(limit, 200)
+        batch = limit - len(out) if not f.schema_type else max(limit, 200)
         where, params = _where(reader, crawl, f, cursor)
+        if high < KEYS:
+            where += " AND u.url_md5 < ?"
+            params.append(format(high, "032x"))
         rows = reader.rows(f"{_SELECT.format(extra=extra)} WHERE {where} ORDER BY u.url_md5 LIMIT ?",
                            [*params, batch])
         for row in rows:
-            scanned += 1
             cursor = row[0]
             if f.schema_type and not has_type(row[-1], f.schema_type):
                 continue
             out.append(_url_row(row))
             if len(out) >= limit:
                 return out, cursor
-        if len(rows) < batch:
-            return out, None
-        if scanned >= SCAN_ROWS:
-            return out, cursor
+        if len(rows) < batch:  # the slice is read: the next page starts after it
+            return out, (None if high >= KEYS else format(high - 1, "032x"))
 
 
 def stream_urls(reader: StoreReader, crawl: str, f: Filters, after: str | None = None) -> Iterator[dict[str, Any]]:
@@ -234,15 +244,17 @@ def links(reader: StoreReader, crawl: str, url: str, depth: int, reverse: bool =
     """The links within ``depth`` hops of ``url`` (``reverse``: into it), nearest
     first: the recursive walk of ``scrapy links``, at most ``limit`` of them."""
     near, far = ("target_md5", "source_md5") if reverse else ("source_md5", "target_md5")
+    # CROSS JOIN: the walk first, then each of its URLs' links by index (SQLite keeps the
+    # order written; left to itself it read every link of the crawl instead)
     rows = reader.rows(
         "WITH RECURSIVE walk (node, dist) AS ("
         f" SELECT {reader.dialect.key_cast}, 0"
         " UNION"
-        f" SELECT o.{far}, w.dist + 1 FROM walk w JOIN outlink o ON o.crawl = ? AND o.{near} = w.node"
-        " WHERE w.dist + 1 < ?"
+        f" SELECT o.{far}, w.dist + 1 FROM walk w CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
+        " AND w.dist + 1 < ?"
         ")"
         " SELECT o.source, o.target, MIN(w.dist) + 1 AS d FROM walk w"
-        f" JOIN outlink o ON o.crawl = ? AND o.{near} = w.node"
+        f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
         " GROUP BY o.crawl, o.source_md5, o.target_md5, o.source, o.target ORDER BY d, o.source, o.target LIMIT ?",
         [url_md5(url), crawl, depth, crawl, limit])
     return [{"distance": int(d), "source": s, "target": t} for s, t, d in rows]

@@ -57,6 +57,7 @@ class StoreReader:
         self.url = url
         scheme = urlsplit(url).scheme.lower()
         self._local = threading.local()
+        self._kept: dict[Any, tuple[float, Any]] = {}
         if scheme == "sqlite":
             self.path = sqlite_path(url).resolve()
             if not self.path.is_file():
@@ -156,6 +157,16 @@ class StoreReader:
             cur.execute(sql, params)
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def remember(self, key: Any, seconds: float, make: Any) -> Any:
+        """``make()``, kept ``seconds`` under ``key`` (numbers that may lag a little)."""
+        made, value = self._kept.get(key, (-seconds - 1.0, None))
+        if time.monotonic() - made > seconds:
+            value = make()
+            if len(self._kept) > 1000:
+                self._kept.clear()
+            self._kept[key] = (time.monotonic(), value)
+        return value
 
     # what ``spitag.report`` reads of a Store
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
