@@ -351,3 +351,25 @@ def test_the_report_is_served(served: Served) -> None:
     assert figure.status == 200 and figure.headers["content-type"] == "image/png" and figure.read(4) == b"\x89PNG"
     assert served.get(f"/reports/{key}/..%2F..%2Fetc%2Fpasswd")[0] == 404
     assert served.get("/reports/0123/index.html")[0] == 422
+
+
+def test_a_request_reads_one_slice_and_its_cursor_goes_on(served: Served, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With slices of ~3 URLs, a filter gives short (even empty) pages, and following
+    the cursor to its end still gives every URL it keeps, once."""
+    from spitag.serve import queries
+
+    monkeypatch.setattr(queries, "SCAN_ROWS", 3)
+    reader = StoreReader(served.store)
+    try:
+        for f, expected in ((queries.Filters(schema_type="Recipe"), 6), (queries.Filters(), None)):
+            seen, after, sizes = [], None, []
+            while True:
+                rows, after = queries.list_urls(reader, "food", f, 100, after)
+                seen += [r["url"] for r in rows]
+                sizes.append(len(rows))
+                if after is None:
+                    break
+            assert len(seen) == len(set(seen)) and len(sizes) > 2 and min(sizes) < 3, sizes
+            assert len(seen) == (expected or sql(served.store, "SELECT COUNT(*) FROM url WHERE crawl = 'food'")[0][0])
+    finally:
+        reader.close()
