@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spitag.serve.reader import StoreReader
-from spitag.store.base import url_md5
+from spitag.store.base import KNOWS_SQL, link_walk_sql, url_md5
 
 SCAN_ROWS = 5000  # URLs of the crawl a list request reads, about
 KEYS = 1 << 128  # URL keys: MD5s
@@ -234,29 +234,15 @@ def editions(reader: StoreReader, crawl: str, url: str) -> list[dict[str, Any]]:
 def knows(reader: StoreReader, crawl: str, url: str) -> bool:
     """Whether ``url`` is a URL of the crawl or a link one of its pages has."""
     key = url_md5(url)
-    return bool(reader.rows(
-        "SELECT 1 FROM url WHERE crawl = ? AND url_md5 = ?"
-        " UNION ALL SELECT 1 FROM outlink WHERE crawl = ? AND target_md5 = ?", [crawl, key, crawl, key]))
+    return bool(reader.rows(KNOWS_SQL, [crawl, key, crawl, key]))
 
 
 def links(reader: StoreReader, crawl: str, url: str, depth: int, reverse: bool = False,
           limit: int = LINK_ROWS) -> list[dict[str, Any]]:
     """The links within ``depth`` hops of ``url`` (``reverse``: into it), nearest
     first: the recursive walk of ``scrapy links``, at most ``limit`` of them."""
-    near, far = ("target_md5", "source_md5") if reverse else ("source_md5", "target_md5")
-    # CROSS JOIN: the walk first, then each of its URLs' links by index (SQLite keeps the
-    # order written; left to itself it read every link of the crawl instead)
-    rows = reader.rows(
-        "WITH RECURSIVE walk (node, dist) AS ("
-        f" SELECT {reader.dialect.key_cast}, 0"
-        " UNION"
-        f" SELECT o.{far}, w.dist + 1 FROM walk w CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
-        " AND w.dist + 1 < ?"
-        ")"
-        " SELECT o.source, o.target, MIN(w.dist) + 1 AS d FROM walk w"
-        f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
-        " GROUP BY o.crawl, o.source_md5, o.target_md5, o.source, o.target ORDER BY d, o.source, o.target LIMIT ?",
-        [url_md5(url), crawl, depth, crawl, limit])
+    rows = reader.rows(link_walk_sql(reader.dialect.key_cast, reverse) + " LIMIT ?",
+                       [url_md5(url), crawl, depth, crawl, limit])
     return [{"distance": int(d), "source": s, "target": t} for s, t, d in rows]
 
 

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from spitag.errors import BackendUnavailableError, BadInputError
 from spitag.store import sqlite_path
+from spitag.store.base import CRAWLS_SQL
 from spitag.store.schema import MIGRATIONS, SCHEMA_VERSION
 from spitag.urls import redact
 
@@ -173,7 +174,7 @@ class StoreReader:
         return self.rows(sql, params)
 
     def crawls(self) -> list[tuple[str, int]]:
-        return [(c, n) for c, n in self.rows("SELECT crawl, COUNT(*) FROM url GROUP BY crawl ORDER BY crawl")]
+        return [(c, n) for c, n in self.rows(CRAWLS_SQL)]
 
     def close(self) -> None:
         self._drop()

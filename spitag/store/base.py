@@ -124,6 +124,9 @@ class _Rows:
 
 
 CRAWLS_SQL = "SELECT crawl, COUNT(*) FROM url GROUP BY crawl ORDER BY crawl"
+# whether a URL is in a crawl's link graph: parameters (crawl, key, crawl, key)
+KNOWS_SQL = ("SELECT 1 FROM url WHERE crawl = ? AND url_md5 = ?"
+             " UNION ALL SELECT 1 FROM outlink WHERE crawl = ? AND target_md5 = ?")
 
 
 class Store(ABC):
@@ -167,11 +170,7 @@ class Store(ABC):
         """Whether ``url`` is in the crawl's link graph: a URL it requested, or the
         target of a link it saw."""
         key = url_md5(url)
-        return bool(self.query(
-            "SELECT 1 FROM url WHERE crawl = ? AND url_md5 = ?"
-            " UNION ALL SELECT 1 FROM outlink WHERE crawl = ? AND target_md5 = ?",
-            (crawl, key, crawl, key),
-        ))
+        return bool(self.query(KNOWS_SQL, (crawl, key, crawl, key)))
 
     def failed(self, crawl: str, urls: Sequence[str]) -> list[str]:
         """Those of ``urls`` whose last answer in the crawl was none (a network error, a
@@ -659,25 +658,7 @@ class SQLStore(Store):
             raise ValueError(f"depth must be 0 or more, not {depth}")
         if depth == 0:
             return []
-        near, far = ("target_md5", "source_md5") if reverse else ("source_md5", "target_md5")
-        # walk(node, dist): the URLs reached in dist hops, dist < depth. UNION drops
-        # repeated (node, dist) pairs, so cycles end at the depth bound. Every edge that
-        # leaves a reached node is then an answer, at distance dist + 1 (the shortest).
-        # CROSS JOIN: the walk first, then each reached URL's links by index (SQLite keeps
-        # the order written; left to itself it read every link of the crawl instead)
-        rows = self.query(
-            "WITH RECURSIVE walk (node, dist) AS ("
-            f" SELECT {self.key_cast}, 0"
-            " UNION"
-            f" SELECT o.{far}, w.dist + 1 FROM walk w"
-            f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
-            " AND w.dist + 1 < ?"
-            ")"
-            " SELECT o.source, o.target, MIN(w.dist) + 1 FROM walk w"
-            f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
-            " GROUP BY o.crawl, o.source_md5, o.target_md5",
-            (url_md5(url), crawl, depth, crawl),
-        )
+        rows = self.query(link_walk_sql(self.key_cast, reverse), (url_md5(url), crawl, depth, crawl))
         return sorted(((s, t, int(d)) for s, t, d in rows), key=lambda e: (e[2], e[0], e[1]))
 
     def forget(self, crawl: str) -> tuple[int, int]:
@@ -719,6 +700,30 @@ class SQLStore(Store):
 
     def close(self) -> None:
         self._discard_connection()
+
+
+def link_walk_sql(key_cast: str, reverse: bool = False) -> str:
+    """SQL of the links within a number of hops of one URL (``reverse``: into it):
+    parameters (the URL's key, crawl, hops, crawl), rows (source, target, distance),
+    nearest first, then by source and target.
+
+    walk(node, dist): the URLs reached in dist hops, dist < hops. UNION drops repeated
+    (node, dist) pairs, so cycles end at the bound. Every edge that leaves a reached node
+    is then an answer, at distance dist + 1 (the shortest). CROSS JOIN: the walk first,
+    then each reached URL's links by index (SQLite keeps the order written; left to
+    itself it read every link of the crawl instead)."""
+    near, far = ("target_md5", "source_md5") if reverse else ("source_md5", "target_md5")
+    return (
+        "WITH RECURSIVE walk (node, dist) AS ("
+        f" SELECT {key_cast}, 0"
+        " UNION"
+        f" SELECT o.{far}, w.dist + 1 FROM walk w CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
+        " AND w.dist + 1 < ?"
+        ")"
+        " SELECT o.source, o.target, MIN(w.dist) + 1 AS d FROM walk w"
+        f" CROSS JOIN outlink o WHERE o.crawl = ? AND o.{near} = w.node"
+        " GROUP BY o.crawl, o.source_md5, o.target_md5, o.source, o.target ORDER BY d, o.source, o.target"
+    )
 
 
 def _url_of(record: Any) -> str | None:
