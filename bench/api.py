@@ -41,7 +41,7 @@ from frontier import page_span  # noqa: E402
 from throughput import Servers, crawl_command  # noqa: E402
 from throughput_webs import synthetic_web  # noqa: E402
 
-from testbed.pgserver import free_port  # noqa: E402
+from testbed.apiserver import ApiServer  # noqa: E402
 
 HOSTS = 500
 TYPES = (("Recipe", 0.04), ("Event", 0.10), ("Movie", 0.001), ("Article", 0.5))
@@ -91,27 +91,8 @@ def build_store(path: Path, pages: int, seed: int = 7) -> None:
         store.close()
 
 
-class Server:
-    """``scrapy serve`` on a store, on a free loopback port."""
-
-    def __init__(self, store: str, frontier: str, log: Path) -> None:
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SPITAG_") and k.lower() not in (
-            "http_proxy", "https_proxy", "no_proxy", "all_proxy")}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "scrapy", "serve", "-s", f"SPITAG_STORE={store}", "-s", f"SPITAG_FRONTIER={frontier}",
-             "-s", f"SPITAG_SERVE=127.0.0.1:{self.port}"],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"), stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(self.base + "/openapi.json", timeout=5).read()
-                return
-            except (urllib.error.URLError, ConnectionError):
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"scrapy serve did not start: {log.read_text()[-2000:]}")
-                time.sleep(0.2)
+class Server(ApiServer):
+    """``scrapy serve`` on a store (testbed/apiserver.py), its calls timed."""
 
     def get(self, path: str) -> tuple[int, float]:
         """(status, milliseconds) of one call, the body read whole."""
@@ -125,12 +106,6 @@ class Server:
             status = err.code
         return status, (time.perf_counter() - started) * 1000
 
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def answer_times(store: Path, calls: int, out: Path) -> dict[str, Any]:

@@ -13,7 +13,6 @@ import json
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -27,6 +26,7 @@ import pytest
 from spitag.errors import BackendUnavailableError
 from spitag.serve.queries import has_type
 from spitag.serve.reader import StoreReader
+from testbed.apiserver import ApiServer
 from testbed.pgserver import free_port
 from testbed.webserver import DictSite, WebServer
 from tests.support.crawl import REPO, proxy_env, run_crawl, sqlite_url
@@ -56,32 +56,17 @@ def the_web() -> dict[str, DictSite]:
     return {"food.test": DictSite(food), "gigs.test": DictSite(gigs)}
 
 
-class Served:
-    """A running ``scrapy serve`` and the store it reads."""
+class Served(ApiServer):
+    """A running ``scrapy serve`` (testbed/apiserver.py) and the store it reads."""
 
     def __init__(self, store: str, frontier: Path | str, settings: dict[str, str] | None = None,
                  args: tuple[str, ...] = (), logs: Path | None = None) -> None:
         """``frontier``: a SQLite file, or a frontier URL (then ``logs``: the log's folder)."""
         self.store, self.frontier = store, frontier
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         frontier_url = sqlite_url(frontier) if isinstance(frontier, Path) else frontier
-        cmd = [sys.executable, "-m", "scrapy", "serve", *args, "-s", f"SPITAG_STORE={store}",
-               "-s", f"SPITAG_FRONTIER={frontier_url}", "-s", f"SPITAG_SERVE=127.0.0.1:{self.port}"]
-        for name, value in (settings or {}).items():
-            cmd += ["-s", f"{name}={value}"]
-        self.log = (logs or Path(frontier).parent) / f"serve-{self.port}.log"
-        self.proc = subprocess.Popen(cmd, cwd=REPO, env=proxy_env(None), stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=self.log.open("wb"))
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(self.base + "/openapi.json", timeout=5).read()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"scrapy serve did not start: {self.log.read_text()[-3000:]}") from None
-                time.sleep(0.2)
+        logs = logs or Path(frontier).parent
+        super().__init__(store, frontier_url, logs / f"serve-{len(list(logs.glob('serve-*.log')))}.log",
+                         settings=settings, args=args)
 
     def get(self, path: str, token: str | None = None, **params: Any) -> tuple[int, Any]:
         """(status, JSON answer) of ``GET path?params``."""
@@ -101,14 +86,6 @@ class Served:
         status, answer = self.get(path, **params)
         assert status == 200, (path, params, answer)
         return answer
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def sql(store: str, query: str, params: tuple = ()) -> list[tuple]:
