@@ -30,7 +30,7 @@ from spitag import __version__
 from spitag.errors import BackendUnavailableError
 from spitag.extract import SYNTAXES
 from spitag.serve import queries
-from spitag.serve.live import LIVE_SECONDS, PAGE, Recent, Reports, live_state
+from spitag.serve.live import LIVE_SECONDS, PAGE, Reports, live_state
 from spitag.serve.queries import Filters
 from spitag.serve.reader import QueryTimeout, StoreReader
 from spitag.urls import try_normalize
@@ -55,7 +55,7 @@ def make_app(reader: StoreReader, frontier_state: Any = None, only_crawl: str | 
         title="SpiTag", version=__version__, docs_url=None, redoc_url=None,
         description="Read-only access to a SpiTag crawl's store (Page / URL / Link tables) and frontier.",
     )
-    recent = Recent(LIVE_SECONDS)
+    recent = reader.recent  # the live data and summaries, made at most every LIVE_SECONDS
     bearer = HTTPBearer(auto_error=False, description="SPITAG_SERVE_TOKEN, when the server has one")
 
     def authorized(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> None:
@@ -106,7 +106,7 @@ def make_app(reader: StoreReader, frontier_state: Any = None, only_crawl: str | 
             out["frontier"] = {k: state[k] for k in ("queued", "leased", "done", "retrying")} if state else None
             return out
 
-        return recent.get(("summary", crawl), fresh)  # it reads every URL of the crawl: at most every 2 s
+        return recent.get(("summary", crawl), LIVE_SECONDS, fresh)  # it reads every URL of the crawl
 
     # -- URLs and pages -------------------------------------------------------------
     def filters(
@@ -224,7 +224,7 @@ def make_app(reader: StoreReader, frontier_state: Any = None, only_crawl: str | 
             state = frontier_state(crawl, 0, hosts) if frontier_state else None
             return live_state(reader, crawl, state, against)
 
-        return recent.get((crawl, against, hosts), fresh)
+        return recent.get((crawl, against, hosts), LIVE_SECONDS, fresh)
 
     @app.get("/crawls/{crawl}/live", include_in_schema=False)
     def live_page(crawl: Crawl) -> HTMLResponse:

@@ -84,28 +84,6 @@ def live_state(reader: StoreReader, crawl: str, frontier: dict[str, Any] | None,
     }
 
 
-class Recent:
-    """Answers kept ``seconds``: the live data reads every URL of the crawl (its harvest
-    curve), so clients asking ten times a second, or many pages open at once, cost the
-    store one such read every ``seconds``, not one each."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.kept: dict[Any, tuple[float, Any]] = {}
-        self.lock = threading.Lock()
-
-    def get(self, key: Any, make: Any) -> Any:
-        with self.lock:
-            made, value = self.kept.get(key, (-self.seconds, None))
-            if time.monotonic() - made < self.seconds:
-                return value
-            value = make()
-            if len(self.kept) > 100:  # crawls asked about: few; keep it bounded anyway
-                self.kept.clear()
-            self.kept[key] = (time.monotonic(), value)
-            return value
-
-
 class Reports:
     """``scrapy report``'s folder for a crawl (and a baseline), made on demand into a
     temporary folder and made again when asked after ``REPORT_SECONDS``."""

@@ -137,7 +137,7 @@ def has_type(structured: str | None, name: str) -> bool:
 
 def crawl_size(reader: StoreReader, crawl: str) -> int:
     """The crawl's URLs, counted at most every 10 s."""
-    return reader.remember(("size", crawl), 10.0, lambda: reader.rows(
+    return reader.recent.get(("size", crawl), 10.0, lambda: reader.rows(
         "SELECT COUNT(*) FROM url WHERE crawl = ?", [crawl])[0][0])
 
 

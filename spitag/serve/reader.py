@@ -51,6 +51,26 @@ POSTGRES = Dialect("postgresql", "CAST(CAST(p.semantic AS json) ->> ? AS INTEGER
                    "to_char(u.checked AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI')")
 
 
+class Recent:
+    """Answers kept a while: what reads every URL of a crawl (its live data, its
+    summary, its size) is made once per ``seconds``, however many clients ask."""
+
+    def __init__(self) -> None:
+        self.kept: dict[Any, tuple[float, Any]] = {}
+        self.lock = threading.Lock()
+
+    def get(self, key: Any, seconds: float, make: Any) -> Any:
+        with self.lock:
+            made, value = self.kept.get(key, (-seconds - 1.0, None))
+            if time.monotonic() - made < seconds:
+                return value
+            value = make()
+            if len(self.kept) > 1000:  # crawls asked about: few; keep it bounded anyway
+                self.kept.clear()
+            self.kept[key] = (time.monotonic(), value)
+            return value
+
+
 class StoreReader:
     """A read-only view of the store named by ``url`` (``SPITAG_STORE``'s syntax)."""
 
@@ -58,7 +78,7 @@ class StoreReader:
         self.url = url
         scheme = urlsplit(url).scheme.lower()
         self._local = threading.local()
-        self._kept: dict[Any, tuple[float, Any]] = {}
+        self.recent = Recent()  # numbers that may lag a little: a crawl's size, summary, live data
         if scheme == "sqlite":
             self.path = sqlite_path(url).resolve()
             if not self.path.is_file():
@@ -158,16 +178,6 @@ class StoreReader:
             cur.execute(sql, params)
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row)) for row in cur.fetchall()]
-
-    def remember(self, key: Any, seconds: float, make: Any) -> Any:
-        """``make()``, kept ``seconds`` under ``key`` (numbers that may lag a little)."""
-        made, value = self._kept.get(key, (-seconds - 1.0, None))
-        if time.monotonic() - made > seconds:
-            value = make()
-            if len(self._kept) > 1000:
-                self._kept.clear()
-            self._kept[key] = (time.monotonic(), value)
-        return value
 
     # what ``spitag.report`` reads of a Store
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
